@@ -1,0 +1,80 @@
+import { FrameError } from './errors';
+
+/** protocol 1 + serial 2 + CRC 2: the smallest legal value of the length field. */
+const MIN_LENGTH = 5;
+const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
+
+export interface Gt06FramerOptions {
+  /** Largest whole frame (start … stop bytes) accepted before the stream is treated as garbage. */
+  maxFrameBytes?: number;
+}
+
+/**
+ * Streaming GT06 framer. Frames are cut by the declared length, never by searching for 78 78 / 0D 0A,
+ * because both sequences can occur inside the payload. Anything that is not a frame throws FrameError:
+ * GT06 has no resync marker we can trust, so the caller closes the connection.
+ */
+export class Gt06Framer {
+  private buffer: Uint8Array = new Uint8Array(0);
+  private readonly maxFrameBytes: number;
+
+  constructor(options: Gt06FramerOptions = {}) {
+    this.maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  }
+
+  /** Bytes held back waiting for the rest of a frame. */
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
+  /** Feed one chunk; returns every frame it completes (each a fresh copy, start to stop bytes). */
+  push(chunk: Uint8Array): Uint8Array[] {
+    this.buffer = this.buffer.length === 0 ? chunk.slice() : concat(this.buffer, chunk);
+    const frames: Uint8Array[] = [];
+    let offset = 0;
+    try {
+      for (;;) {
+        const size = this.frameSize(offset);
+        if (size === null) break;
+        frames.push(this.buffer.slice(offset, offset + size));
+        offset += size;
+      }
+    } catch (error) {
+      this.buffer = new Uint8Array(0);
+      throw error;
+    }
+    this.buffer = this.buffer.slice(offset);
+    return frames;
+  }
+
+  /** Size of the complete frame at offset, null if more bytes are needed. */
+  private frameSize(offset: number): number | null {
+    const b = this.buffer;
+    const available = b.length - offset;
+    if (available < 1) return null;
+    const first = b[offset]!;
+    if (first !== 0x78 && first !== 0x79) throw new FrameError(`GT06 frame must start with 7878 or 7979, got 0x${hex(first)}`);
+    if (available < 2) return null;
+    if (b[offset + 1] !== first) throw new FrameError(`GT06 start bytes mismatch: 0x${hex(first)}${hex(b[offset + 1]!)}`);
+    const lengthBytes = first === 0x78 ? 1 : 2;
+    if (available < 2 + lengthBytes) return null;
+    const length = lengthBytes === 1 ? b[offset + 2]! : (b[offset + 2]! << 8) | b[offset + 3]!;
+    if (length < MIN_LENGTH) throw new FrameError(`GT06 length ${length} is below the minimum ${MIN_LENGTH}`);
+    const size = 2 + lengthBytes + length + 2;
+    if (size > this.maxFrameBytes) throw new FrameError(`GT06 frame of ${size} bytes exceeds the ${this.maxFrameBytes}-byte cap`);
+    if (available < size) return null;
+    if (b[offset + size - 2] !== 0x0d || b[offset + size - 1] !== 0x0a) throw new FrameError('GT06 frame does not end with 0D0A');
+    return size;
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+function hex(byte: number): string {
+  return byte.toString(16).padStart(2, '0').toUpperCase();
+}

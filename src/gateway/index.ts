@@ -1,0 +1,62 @@
+import type { Platform } from '../lib/platform';
+import type { CommandService } from '../modules/io/commands';
+import { IngestWriter } from '../modules/tracking/ingest';
+import type { GatewayContext } from './context';
+import { deliverNextCommand } from './context';
+import { DeviceDirectory } from './devices';
+import { GatewayMetrics } from './metrics';
+import { startGt06Tcp } from './servers/gt06-tcp';
+import { startOsmandHttp } from './servers/osmand-http';
+import { startTeltonikaTcp } from './servers/teltonika-tcp';
+import { startTeltonikaUdp } from './servers/teltonika-udp';
+
+export interface GatewayPorts {
+  teltonika: number;
+  gt06: number;
+  osmand: number;
+}
+
+/** Starts every tracker listener over one ingest pipeline. Port 0 picks a free port (tests). */
+export async function startGateway(platform: Platform, commands: CommandService, ports?: Partial<GatewayPorts>) {
+  const { config, database, log, events } = platform;
+  const context: GatewayContext = {
+    config,
+    database,
+    ingest: new IngestWriter(database, events, log),
+    devices: new DeviceDirectory(database),
+    commands,
+    metrics: new GatewayMetrics(),
+    log,
+    unitsWithCommands: new Set(await commands.unitsWithPending()),
+    channels: new Map(),
+  };
+  const offQueued = events.on('command.queued', async ({ unitId }) => {
+    context.unitsWithCommands.add(unitId);
+    const channel = context.channels.get(unitId);
+    if (channel) await deliverNextCommand(context, unitId, channel);
+  });
+  const sweeper = setInterval(() => {
+    commands.sweep().catch((error: unknown) => log.error('command sweep failed', { error: String(error) }));
+  }, 5_000);
+
+  const teltonika = startTeltonikaTcp(context, ports?.teltonika ?? config.TELTONIKA_PORT);
+  const teltonikaUdp = await startTeltonikaUdp(context, teltonika.port);
+  const gt06 = startGt06Tcp(context, ports?.gt06 ?? config.GT06_PORT);
+  const osmand = startOsmandHttp(context, ports?.osmand ?? config.OSMAND_PORT);
+  log.info('gateway listening', { teltonika: teltonika.port, gt06: gt06.port, osmand: osmand.port });
+
+  return {
+    context,
+    ports: { teltonika: teltonika.port, gt06: gt06.port, osmand: osmand.port ?? 0 },
+    async stop() {
+      offQueued();
+      clearInterval(sweeper);
+      teltonika.stop(true);
+      teltonikaUdp.close();
+      gt06.stop(true);
+      await osmand.stop(true);
+      await context.ingest.drain();
+    },
+  };
+}
+export type Gateway = Awaited<ReturnType<typeof startGateway>>;

@@ -1,0 +1,22 @@
+/** Time source that tests can move forward; production code never calls Date.now() directly for rules. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export class ManualClock implements Clock {
+  private current: number;
+  constructor(start: Date | string = '2026-01-15T09:00:00Z') {
+    this.current = new Date(start).getTime();
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+  set(to: Date | string): void {
+    this.current = new Date(to).getTime();
+  }
+}

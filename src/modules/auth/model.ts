@@ -1,0 +1,107 @@
+import { z } from '../../lib/validation';
+
+/** Shared with the web app: the same rules run in the browser and on the server. */
+
+/** Spec §5: at least 8 characters with an upper-case letter, a digit and a special character. */
+export const passwordSchema = z
+  .string({ error: 'validation.password.required' })
+  .min(1, 'validation.password.required')
+  .refine((value) => value.length >= 8, 'validation.password.tooShort')
+  .refine((value) => /[A-ZÅÄÖÆØ]/.test(value), 'validation.password.upper')
+  .refine((value) => /\d/.test(value), 'validation.password.digit')
+  .refine((value) => /[^A-Za-z0-9ÅÄÖÆØåäöæø]/.test(value), 'validation.password.special');
+
+export const fingerprintSchema = z.object({
+  userAgent: z.string().max(512),
+  hardwareConcurrency: z.coerce.number().int().min(0).max(1024).optional(),
+  deviceMemory: z.coerce.number().min(0).max(1024).optional(),
+  platform: z.string().max(128).optional(),
+});
+export type Fingerprint = z.infer<typeof fingerprintSchema>;
+
+const subsiteId = z.coerce.number().int().min(0, 'validation.subsite').max(7, 'validation.subsite');
+const languageSchema = z.enum(['sv', 'en', 'no']).default('sv');
+const flag = z.union([z.boolean(), z.literal(0), z.literal(1), z.literal('0'), z.literal('1')]).transform((v) => v === true || v === 1 || v === '1');
+
+export const loginSchema = z.object({
+  username: z.string().trim().min(1, 'validation.username.required').max(254),
+  password: z.string().min(1, 'validation.password.required').max(256),
+  subsiteid: subsiteId.default(0),
+  remember_me: flag.default(false),
+  fingerprint: fingerprintSchema.optional(),
+});
+
+export const twoFactorGenerateSchema = z.object({
+  lang: languageSchema,
+  user_id: z.coerce.number().int().positive(),
+});
+
+export const twoFactorVerifySchema = z.object({
+  code: z.string().trim().min(6, 'validation.twoFactor.code').max(12, 'validation.twoFactor.code'),
+  user_id: z.coerce.number().int().positive(),
+  remember: flag.default(false),
+  fingerprint: fingerprintSchema.optional(),
+});
+
+export const forgotPasswordSchema = z.object({
+  subsite_id: subsiteId.default(0),
+  email_address: z.string().trim().toLowerCase().email('validation.email'),
+  lang: languageSchema,
+});
+
+export const resetPasswordSchema = z
+  .object({
+    subsite_id: subsiteId.default(0),
+    code: z.string().trim().min(1, 'validation.reset.codeMissing').max(128),
+    password: passwordSchema,
+    password_confirmation: z.string(),
+  })
+  .refine((value) => value.password === value.password_confirmation, {
+    path: ['password_confirmation'],
+    message: 'validation.password.mismatch',
+  });
+
+export const userUpdateSchema = z.object({
+  userId: z.coerce.number().int().positive(),
+  email: z.string().trim().toLowerCase().email('validation.email'),
+  password: passwordSchema,
+});
+
+export const alertOptOutSchema = z.object({
+  nt_useremail: z.string().trim().toLowerCase().min(1, 'validation.email').max(254),
+  nt_password: z.string().min(1, 'validation.password.required').max(256),
+  remove_push: flag.default(false),
+  subsite_id: subsiteId.default(0),
+});
+
+export type Role = 'admin' | 'user' | 'support' | 'reseller';
+
+/** The `data.user` object the web app stores (spec §3 User). */
+export interface SessionUser {
+  ID: number;
+  FirstName: string;
+  LastName: string;
+  FullName: string;
+  Email: string;
+  Phone: string;
+  Role: Role;
+  IsAdmin: boolean;
+  AccountID: number;
+  ParentID: number;
+  SubsiteID: number;
+  EnableTwoFactorAuth: 0 | 1;
+  userHasOnlyBasSubscription: boolean;
+  RealTimeMap: boolean;
+  Language: 'sv' | 'en' | 'no';
+  TimeZone: string;
+  token: string;
+}
+
+/** Spec §9 constants. */
+export const LOGIN_MAX_ATTEMPTS = 5;
+export const LOGIN_LOCK_MS = 60 * 60 * 1000;
+export const TWO_FACTOR_CODE_MS = 3 * 60 * 1000;
+export const TRUSTED_BROWSER_MS = 15_552_000 * 1000;
+export const RESET_LINK_MS = 60 * 60 * 1000;
+export const SESSION_MS = 12 * 60 * 60 * 1000;
+export const REMEMBERED_SESSION_MS = 30 * 24 * 60 * 60 * 1000;

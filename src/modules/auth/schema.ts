@@ -1,0 +1,43 @@
+import { boolean, integer, pgTable, serial, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+export const sessions = pgTable('sessions', {
+  id: uuid('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  remember: boolean('remember').notNull().default(false),
+  userAgent: text('user_agent').notNull().default(''),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  revokedAt: timestamp('revoked_at', { withTimezone: true }),
+});
+
+export const twoFactorChallenges = pgTable('two_factor_challenges', {
+  userId: integer('user_id').primaryKey(),
+  codeHash: text('code_hash'),
+  codeExpiresAt: timestamp('code_expires_at', { withTimezone: true }),
+  attempts: integer('attempts').notNull().default(0),
+  remember: boolean('remember').notNull().default(false),
+  challengeExpiresAt: timestamp('challenge_expires_at', { withTimezone: true }).notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+});
+
+export const trustedBrowsers = pgTable('trusted_browsers', {
+  id: serial('id').primaryKey(),
+  userId: integer('user_id').notNull(),
+  fingerprintHash: text('fingerprint_hash').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+});
+
+export const passwordResets = pgTable('password_resets', {
+  codeHash: text('code_hash').primaryKey(),
+  userId: integer('user_id').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  usedAt: timestamp('used_at', { withTimezone: true }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+});
+
+export const appSettings = pgTable('app_settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

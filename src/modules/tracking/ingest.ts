@@ -1,0 +1,272 @@
+import type { DatabaseHandle, Querier } from '../../lib/db/client';
+import type { EventBus } from '../../lib/events';
+import type { Logger } from '../../lib/log';
+import { type DecodedRecord, ioToJson, type NormalizedIo } from '../../gateway/types';
+
+/** One device's records from one frame, submitted together; resolved once durably stored. */
+export interface IngestSubmission {
+  unitId: number;
+  protocol: string;
+  deviceId: string;
+  records: DecodedRecord[];
+  /** The frame as received, kept for support for RAW_FRAME_RETENTION_DAYS. */
+  rawFrame?: Uint8Array;
+  remote?: string;
+  receivedAt: Date;
+}
+
+export const FLAG_INVALID_FIX = 1;
+export const FLAG_FUTURE = 2;
+/** A fix more than this far ahead of the server clock is flagged as in the future. */
+const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+
+export interface StoredPosition {
+  unitId: number;
+  time: Date;
+  latitude: number;
+  longitude: number;
+  speedKmh: number;
+  course: number | null;
+  valid: boolean;
+  flags: number;
+  ignition: boolean | undefined;
+  odometerM: number | undefined;
+  normalized: NormalizedIo;
+}
+
+interface Pending {
+  submission: IngestSubmission;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The one write path for every protocol. Submissions are gathered for a few milliseconds (or until a
+ * batch is full) and written in one transaction: positions (duplicates ignored), raw frames and each
+ * unit's latest state. Callers acknowledge devices only after their promise resolves.
+ */
+export class IngestWriter {
+  private queue: Pending[] = [];
+  private queuedRecords = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private inFlight = 0;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly database: DatabaseHandle,
+    private readonly events: EventBus,
+    private readonly log: Logger,
+    private readonly options: { maxBatchRecords?: number; maxDelayMs?: number; keepRawFrames?: boolean; maxConcurrentBatches?: number } = {},
+  ) {}
+
+  submit(submission: IngestSubmission): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ submission, resolve, reject });
+      this.queuedRecords += submission.records.length;
+      if (this.queuedRecords >= (this.options.maxBatchRecords ?? 2000)) this.flushSoon(0);
+      else this.flushSoon(this.options.maxDelayMs ?? 10);
+    });
+  }
+
+  private flushSoon(delayMs: number) {
+    if (this.timer && delayMs > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, delayMs);
+  }
+
+  /** Writes what is queued now; concurrent batches are bounded so the database is not flooded. */
+  async flush(): Promise<void> {
+    if (this.queue.length === 0) return this.flushing;
+    if (this.inFlight >= (this.options.maxConcurrentBatches ?? 2)) {
+      // Retry once the running batch is done; new work keeps accumulating meanwhile.
+      await this.flushing;
+      return this.flush();
+    }
+    const batch = this.queue;
+    this.queue = [];
+    this.queuedRecords = 0;
+    this.inFlight += 1;
+    const run = this.writeBatch(batch).finally(() => {
+      this.inFlight -= 1;
+    });
+    this.flushing = run.catch(() => {});
+    return run;
+  }
+
+  /** Waits until everything submitted so far is written. */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 || this.inFlight > 0) {
+      if (this.queue.length > 0) await this.flush();
+      else await this.flushing;
+    }
+  }
+
+  private async writeBatch(batch: Pending[]): Promise<void> {
+    const now = Date.now();
+    const positions: StoredPosition[] = [];
+    for (const { submission } of batch) {
+      for (const record of submission.records) positions.push(toStored(submission.unitId, record, now));
+    }
+    let transitions: Array<{ unitId: number; time: Date; ignition: boolean }> = [];
+    try {
+      transitions = await this.database.transaction(async (query) => {
+        await insertPositions(query, positions, batch.map((p) => p.submission));
+        if (this.options.keepRawFrames !== false) await insertRawFrames(query, batch.map((p) => p.submission));
+        return updateUnitState(query, positions, batch.map((p) => p.submission));
+      });
+    } catch (error) {
+      this.log.error('ingest batch failed', { error: String(error), submissions: batch.length });
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    for (const pending of batch) pending.resolve();
+    // Events go out after the commit, so subscribers read what devices were told is stored.
+    const byUnit = new Map<number, StoredPosition[]>();
+    for (const position of positions) {
+      const list = byUnit.get(position.unitId) ?? [];
+      list.push(position);
+      byUnit.set(position.unitId, list);
+    }
+    for (const [unitId, list] of byUnit) {
+      list.sort((a, b) => a.time.getTime() - b.time.getTime());
+      await this.events.emit('positions.stored', { unitId, positions: list });
+    }
+    for (const transition of transitions) await this.events.emit('ignition.changed', transition);
+  }
+}
+
+function toStored(unitId: number, record: DecodedRecord, now: number): StoredPosition {
+  let flags = 0;
+  if (!record.valid) flags |= FLAG_INVALID_FIX;
+  if (record.time.getTime() > now + FUTURE_TOLERANCE_MS) flags |= FLAG_FUTURE;
+  return {
+    unitId,
+    time: record.time,
+    latitude: record.latitude,
+    longitude: record.longitude,
+    speedKmh: record.speedKmh,
+    course: record.course,
+    valid: record.valid,
+    flags,
+    ignition: record.normalized.ignition,
+    odometerM: record.normalized.odometerM,
+    normalized: record.normalized,
+  };
+}
+
+function toJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}
+
+async function insertPositions(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[]) {
+  if (positions.length === 0) return;
+  const received = new Map<number, string>();
+  for (const submission of submissions) received.set(submission.unitId, submission.receivedAt.toISOString());
+  const records = submissions.flatMap((s) => s.records);
+  // unnest() of parallel arrays: one statement however large the batch, cheap to plan.
+  await query(
+    `INSERT INTO positions (unit_id, time, received_at, geom, altitude, speed_kmh, course, satellites, valid, flags,
+                            ignition, odometer_m, priority, event_id, io, normalized)
+     SELECT u, t, r, ST_SetSRID(ST_MakePoint(lon, lat), 4326), alt, spd, crs, sat, val, flg, ign, odo, pri, ev, io::jsonb, nrm::jsonb
+     FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[], $4::float8[], $5::float8[], $6::real[], $7::real[], $8::real[],
+                 $9::smallint[], $10::boolean[], $11::smallint[], $12::boolean[], $13::float8[], $14::smallint[], $15::int[], $16::text[], $17::text[])
+       AS x(u, t, r, lon, lat, alt, spd, crs, sat, val, flg, ign, odo, pri, ev, io, nrm)
+     ON CONFLICT (unit_id, time) DO NOTHING`,
+    [
+      positions.map((p) => p.unitId),
+      positions.map((p) => p.time.toISOString()),
+      positions.map((p) => received.get(p.unitId)!),
+      positions.map((p) => p.longitude),
+      positions.map((p) => p.latitude),
+      records.map((r) => r.altitude),
+      positions.map((p) => p.speedKmh),
+      positions.map((p) => p.course),
+      records.map((r) => r.satellites),
+      positions.map((p) => p.valid),
+      positions.map((p) => p.flags),
+      positions.map((p) => p.ignition ?? null),
+      positions.map((p) => p.odometerM ?? null),
+      records.map((r) => r.priority),
+      records.map((r) => r.eventId),
+      records.map((r) => toJson(ioToJson(r.io))),
+      positions.map((p) => toJson(p.normalized)),
+    ],
+  );
+}
+
+async function insertRawFrames(query: Querier, submissions: IngestSubmission[]) {
+  const frames = submissions.filter((s) => s.rawFrame);
+  if (frames.length === 0) return;
+  await query(
+    `INSERT INTO raw_frames (received_at, protocol, device_id, remote, payload)
+     SELECT r, p, d, rm, decode(hx, 'hex') FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(r, p, d, rm, hx)`,
+    [
+      frames.map((f) => f.receivedAt.toISOString()),
+      frames.map((f) => f.protocol),
+      frames.map((f) => f.deviceId),
+      frames.map((f) => f.remote ?? ''),
+      frames.map((f) => Buffer.from(f.rawFrame!).toString('hex')),
+    ],
+  );
+}
+
+/**
+ * Keeps each unit's latest state: the newest valid, non-future fix wins (late records never move a
+ * unit backwards); last_seen moves on any contact. Returns ignition changes against the stored state.
+ */
+async function updateUnitState(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[]) {
+  const latest = new Map<number, StoredPosition>();
+  for (const position of positions) {
+    if (position.flags & FLAG_FUTURE) continue;
+    const current = latest.get(position.unitId);
+    if (!current || position.time > current.time) latest.set(position.unitId, position);
+  }
+  const lastSeen = new Map<number, Date>();
+  for (const submission of submissions) lastSeen.set(submission.unitId, submission.receivedAt);
+  if (latest.size === 0) return [];
+  const units = [...latest.values()];
+  const previous = await query<{ unit_id: number; ignition: boolean | null; time: string | Date }>(
+    'SELECT unit_id, ignition, time FROM unit_state WHERE unit_id = ANY($1::int[]) FOR UPDATE',
+    [units.map((u) => u.unitId)],
+  );
+  const before = new Map(previous.map((row) => [row.unit_id, row]));
+  await query(
+    `INSERT INTO unit_state (unit_id, time, geom, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen)
+     SELECT u, t, ST_SetSRID(ST_MakePoint(lon, lat), 4326), spd, crs, val, ign, odo, nrm::jsonb, seen
+     FROM unnest($1::int[], $2::timestamptz[], $3::float8[], $4::float8[], $5::real[], $6::real[], $7::boolean[], $8::boolean[], $9::float8[], $10::text[], $11::timestamptz[])
+       AS x(u, t, lon, lat, spd, crs, val, ign, odo, nrm, seen)
+     ON CONFLICT (unit_id) DO UPDATE SET
+       time = EXCLUDED.time, geom = EXCLUDED.geom, speed_kmh = EXCLUDED.speed_kmh, course = EXCLUDED.course,
+       valid = EXCLUDED.valid, ignition = COALESCE(EXCLUDED.ignition, unit_state.ignition),
+       odometer_m = COALESCE(EXCLUDED.odometer_m, unit_state.odometer_m), normalized = EXCLUDED.normalized,
+       last_seen = GREATEST(unit_state.last_seen, EXCLUDED.last_seen)
+     WHERE unit_state.time <= EXCLUDED.time`,
+    [
+      units.map((u) => u.unitId),
+      units.map((u) => u.time.toISOString()),
+      units.map((u) => u.longitude),
+      units.map((u) => u.latitude),
+      units.map((u) => u.speedKmh),
+      units.map((u) => u.course),
+      units.map((u) => u.valid),
+      units.map((u) => u.ignition ?? null),
+      units.map((u) => u.odometerM ?? null),
+      units.map((u) => toJson(u.normalized)),
+      units.map((u) => (lastSeen.get(u.unitId) ?? u.time).toISOString()),
+    ],
+  );
+  const transitions: Array<{ unitId: number; time: Date; ignition: boolean }> = [];
+  for (const unit of units) {
+    const prior = before.get(unit.unitId);
+    if (unit.ignition === undefined) continue;
+    const priorTime = prior ? new Date(prior.time) : null;
+    if (priorTime && priorTime > unit.time) continue;
+    if (!prior || prior.ignition === null || prior.ignition !== unit.ignition) {
+      transitions.push({ unitId: unit.unitId, time: unit.time, ignition: unit.ignition });
+    }
+  }
+  return transitions;
+}

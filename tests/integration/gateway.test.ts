@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
+import { startGateway, type Gateway } from '../../src/gateway';
+import { createCommandService } from '../../src/modules/io/commands';
+import { createTestApp, type TestApp } from '../support/app';
+import { connectDevice, hex, imeiLogin } from '../support/device';
+
+const C8_EX1 =
+  '000000000000003608010000016B40D8EA30010000000000000000000000000000000105021503010101425E0F01F10000601A014E0000000000000000010000C7CF';
+const C8_EX3 =
+  '000000000000004308020000016B40D57B480100000000000000000000000000000001010101000000000000016B40D5C198010000000000000000000000000000000101010101000000020000252C';
+const UDP_C8 =
+  '003DCAFE0105000F33353230393330383634303336353508010000016B4F815B30010000000000000000000000000000000103021503010101425DBC000001';
+const GETIO_REPLY =
+  '00000000000000370C01060000002F4449313A31204449323A30204449333A302041494E313A302041494E323A313639323420444F313A3020444F323A3101000066E3';
+const GT06_LOGIN = '78780D01012345678901234500018CDD0D0A';
+const GT06_GPS_0x12 = '78781F120B081D112E10CF027AC7EB0C46584900148F01CC00287D001FB8000380810D0A';
+
+let app: TestApp;
+let gateway: Gateway;
+let accountId: number;
+
+async function addUnit(imei: string, protocol = 'teltonika'): Promise<number> {
+  const [row] = await app.database.rows<{ id: number }>(
+    sql`insert into units (account_id, imei, name, protocol, model) values (${accountId}, ${imei}, ${`Unit ${imei.slice(-4)}`}, ${protocol}, 'FMB920') returning id`,
+  );
+  return row!.id;
+}
+
+async function countPositions(unitId: number): Promise<number> {
+  const [row] = await app.database.rows<{ n: number }>(sql`select count(*)::int as n from positions where unit_id = ${unitId}`);
+  return row!.n;
+}
+
+beforeAll(async () => {
+  app = await createTestApp();
+  accountId = (await app.createAccount()).accountId;
+  const commands = createCommandService(app.database, app.platform.events, app.clock);
+  gateway = await startGateway(app.platform, commands, { teltonika: 0, gt06: 0, osmand: 0 });
+}, 60_000);
+afterAll(async () => {
+  await gateway?.stop();
+  await app?.close();
+});
+
+describe('Teltonika TCP', () => {
+  test('a registered IMEI is accepted, records are stored and acknowledged with their count', async () => {
+    const unitId = await addUnit('356307042441013');
+    const device = await connectDevice(gateway.ports.teltonika);
+    device.write(imeiLogin('356307042441013'));
+    expect(hex(await device.read(1))).toBe('01');
+    device.write(C8_EX3);
+    expect(hex(await device.read(4))).toBe('00000002');
+    expect(await countPositions(unitId)).toBe(2);
+    // The device sends the same packet again (it missed the ACK): acknowledged, stored once.
+    device.write(C8_EX3);
+    expect(hex(await device.read(4))).toBe('00000002');
+    expect(await countPositions(unitId)).toBe(2);
+    device.end();
+  });
+
+  test('an unknown IMEI is refused with 00 and counted', async () => {
+    const before = gateway.context.metrics.unknownDevices;
+    const device = await connectDevice(gateway.ports.teltonika);
+    device.write(imeiLogin('359999999999999'));
+    expect(hex(await device.read(1))).toBe('00');
+    expect(await device.waitClosed()).toBe(true);
+    expect(gateway.context.metrics.unknownDevices).toBe(before + 1);
+  });
+
+  test('a bad CRC is neither acknowledged nor stored, and is counted', async () => {
+    const unitId = await addUnit('356307042441021');
+    const device = await connectDevice(gateway.ports.teltonika);
+    device.write(imeiLogin('356307042441021'));
+    expect(hex(await device.read(1))).toBe('01');
+    const before = gateway.context.metrics.badCrc;
+    device.write(`${C8_EX1.slice(0, -4)}0000`);
+    expect(await device.read(4, 800)).toBeNull();
+    expect(gateway.context.metrics.badCrc).toBe(before + 1);
+    expect(await countPositions(unitId)).toBe(0);
+    // The connection stays usable: the resent good frame goes through.
+    device.write(C8_EX1);
+    expect(hex(await device.read(4))).toBe('00000001');
+    device.end();
+  });
+
+  test('garbage closes that connection only', async () => {
+    const unitId = await addUnit('356307042441039');
+    const good = await connectDevice(gateway.ports.teltonika);
+    good.write(imeiLogin('356307042441039'));
+    expect(hex(await good.read(1))).toBe('01');
+    const bad = await connectDevice(gateway.ports.teltonika);
+    bad.write('DEADBEEFDEADBEEFDEADBEEFDEADBEEF');
+    expect(await bad.waitClosed()).toBe(true);
+    good.write(C8_EX1);
+    expect(hex(await good.read(4))).toBe('00000001');
+    expect(await countPositions(unitId)).toBe(1);
+    good.end();
+  });
+
+  test('a frame split into single bytes and two frames glued together both work', async () => {
+    const unitId = await addUnit('356307042441047');
+    const device = await connectDevice(gateway.ports.teltonika);
+    const login = Buffer.from(imeiLogin('356307042441047'), 'hex');
+    for (const byte of login) device.write(new Uint8Array([byte]));
+    expect(hex(await device.read(1))).toBe('01');
+    device.write(C8_EX1 + C8_EX3);
+    expect(hex(await device.read(8))).toBe('0000000100000002');
+    expect(await countPositions(unitId)).toBe(3);
+    device.end();
+  });
+
+  test('Codec 12: a queued command is sent to the connected device and its response stored', async () => {
+    const unitId = await addUnit('356307042441054');
+    const commands = gateway.context.commands;
+    const device = await connectDevice(gateway.ports.teltonika);
+    device.write(imeiLogin('356307042441054'));
+    expect(hex(await device.read(1))).toBe('01');
+    const id = await commands.enqueue({ unitId, kind: 'text', payload: 'getio' });
+    // 'getio' exactly as the wiki encodes it.
+    expect(hex(await device.read(25))).toBe('000000000000000D0C010500000005676574696F01000000CB');
+    device.write(GETIO_REPLY);
+    for (let i = 0; i < 40 && (await commands.get(id))?.status !== 'answered'; i++) await Bun.sleep(25);
+    const stored = await commands.get(id);
+    expect(stored?.status).toBe('answered');
+    expect(stored?.response).toBe('DI1:1 DI2:0 DI3:0 AIN1:0 AIN2:16924 DO1:0 DO2:1');
+    device.end();
+  });
+
+  test('a command for an offline unit waits for its next connection; an unanswered one is marked no-response after 90 s', async () => {
+    const unitId = await addUnit('356307042441062');
+    const commands = gateway.context.commands;
+    const id = await commands.enqueue({ unitId, kind: 'setdigout', payload: 'setdigout 1??' });
+    expect((await commands.get(id))?.status).toBe('queued');
+    const device = await connectDevice(gateway.ports.teltonika);
+    device.write(imeiLogin('356307042441062'));
+    expect(hex(await device.read(1))).toBe('01');
+    expect(hex(await device.read(26))).toBe('00000000000000150C01050000000D7365746469676F757420313F3F010000FC0E');
+    expect((await commands.get(id))?.status).toBe('sent');
+    app.clock.advance(91_000);
+    await commands.sweep();
+    expect((await commands.get(id))?.status).toBe('no_response');
+    device.end();
+  });
+});
+
+describe('Teltonika UDP', () => {
+  test('a datagram is stored and acknowledged with packet id, AVL packet id and count', async () => {
+    const unitId = await addUnit('352093086403655');
+    const socket = await Bun.udpSocket({ hostname: '127.0.0.1', port: 0 });
+    const replies: string[] = [];
+    const client = await Bun.udpSocket({
+      hostname: '127.0.0.1',
+      socket: { data: (_s, data) => void replies.push(Buffer.from(data).toString('hex').toUpperCase()) },
+    });
+    socket.close();
+    client.send(Buffer.from(UDP_C8, 'hex'), gateway.ports.teltonika, '127.0.0.1');
+    for (let i = 0; i < 60 && replies.length === 0; i++) await Bun.sleep(25);
+    expect(replies).toEqual(['0005CAFE010501']);
+    expect(await countPositions(unitId)).toBe(1);
+    client.close();
+  });
+});
+
+describe('GT06', () => {
+  test('login and a location are answered with the echoed serial and stored', async () => {
+    const unitId = await addUnit('123456789012345', 'gt06');
+    const device = await connectDevice(gateway.ports.gt06);
+    device.write(GT06_LOGIN);
+    expect(hex(await device.read(10))).toBe('787805010001D9DC0D0A');
+    device.write(GT06_GPS_0x12);
+    const reply = await device.read(10);
+    expect(hex(reply)?.slice(0, 12)).toBe('787805120003');
+    const [row] = await app.database.rows<{ lat: number; lon: number }>(
+      sql`select ST_Y(geom) as lat, ST_X(geom) as lon from positions where unit_id = ${unitId}`,
+    );
+    expect(row!.lat).toBeCloseTo(23.1116683, 6);
+    expect(row!.lon).toBeCloseTo(114.409285, 6);
+    device.end();
+  });
+
+  test('a location before login closes the connection and stores nothing', async () => {
+    const device = await connectDevice(gateway.ports.gt06);
+    device.write(GT06_GPS_0x12);
+    expect(await device.waitClosed()).toBe(true);
+  });
+});
+
+describe('OsmAnd HTTP', () => {
+  test('query, form and JSON formats are stored; an unknown id is refused', async () => {
+    const unitId = await addUnit('861234567890123', 'osmand');
+    const base = `http://127.0.0.1:${gateway.ports.osmand}`;
+    const query = await fetch(`${base}/?id=861234567890123&timestamp=1749555449&lat=59.33&lon=18.06&speed=10&bearing=90&altitude=12&batt=93`, { method: 'POST' });
+    expect(query.status).toBe(200);
+    const form = await fetch(`${base}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'id=861234567890123&timestamp=1749555509&lat=59.34&lon=18.07&speed=0',
+    });
+    expect(form.status).toBe(200);
+    const json = await fetch(`${base}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        device_id: '861234567890123',
+        location: { timestamp: '2025-06-15T13:45:12.862Z', coords: { latitude: 59.35, longitude: 18.08, speed: 5, heading: 10, altitude: 5 }, is_moving: true, odometer: 1200 },
+      }),
+    });
+    expect(json.status).toBe(200);
+    expect(await countPositions(unitId)).toBe(3);
+    expect((await fetch(`${base}/?id=000&lat=1&lon=1`)).status).toBe(400);
+  });
+});

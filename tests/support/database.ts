@@ -1,0 +1,93 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { type DatabaseHandle, openPglite, openPostgres } from '../../src/lib/db/client';
+import { MIGRATIONS_DIR, migrate } from '../../src/lib/db/migrate';
+
+/**
+ * Test databases: each test file gets its own fresh, migrated database, copied from a template built once
+ * (PGlite: a data directory; PostgreSQL: a template database). TEST_DB=postgres selects TEST_DATABASE_URL.
+ */
+export type TestDatabaseKind = 'pglite' | 'postgres';
+
+export function testDatabaseKind(): TestDatabaseKind {
+  return process.env.TEST_DB === 'postgres' ? 'postgres' : 'pglite';
+}
+
+function migrationsHash(): string {
+  const hash = createHash('sha256');
+  for (const file of readdirSync(MIGRATIONS_DIR).sort()) hash.update(file).update(readFileSync(join(MIGRATIONS_DIR, file)));
+  return hash.digest('hex').slice(0, 12);
+}
+
+async function pgliteTemplate(): Promise<string> {
+  const dir = join(tmpdir(), `fleet-test-pglite-${migrationsHash()}`);
+  if (existsSync(join(dir, 'PG_VERSION'))) return dir;
+  const building = `${dir}.${randomBytes(4).toString('hex')}`;
+  const handle = await openPglite(building);
+  await migrate(handle);
+  await handle.close();
+  try {
+    renameSync(building, dir);
+  } catch {
+    rmSync(building, { recursive: true, force: true }); // another process finished first
+  }
+  return dir;
+}
+
+export interface TestDatabase {
+  handle: DatabaseHandle;
+  dispose(): Promise<void>;
+}
+
+export async function createTestDatabase(kind = testDatabaseKind()): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const template = await pgliteTemplate();
+    const dir = join(tmpdir(), `fleet-test-db-${randomBytes(6).toString('hex')}`);
+    mkdirSync(dir, { recursive: true });
+    cpSync(template, dir, { recursive: true });
+    const handle = await openPglite(dir);
+    return {
+      handle,
+      dispose: async () => {
+        await handle.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const baseUrl = process.env.TEST_DATABASE_URL;
+  if (!baseUrl) throw new Error('TEST_DB=postgres needs TEST_DATABASE_URL');
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  const template = `fleet_test_tpl_${migrationsHash()}`;
+  try {
+    const [exists] = await admin`select 1 from pg_database where datname = ${template}`;
+    if (!exists) {
+      await admin.unsafe(`CREATE DATABASE ${template}`).catch(() => {}); // lost a race: fine
+      const handle = await openPostgres(withDatabase(baseUrl, template), 1);
+      await migrate(handle);
+      await handle.close();
+    }
+    const name = `fleet_test_${randomBytes(6).toString('hex')}`;
+    await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    const handle = await openPostgres(withDatabase(baseUrl, name), 5);
+    return {
+      handle,
+      dispose: async () => {
+        await handle.close();
+        const cleanup = postgres(baseUrl, { max: 1, onnotice: () => {} });
+        await cleanup.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await cleanup.end();
+      },
+    };
+  } finally {
+    await admin.end();
+  }
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
