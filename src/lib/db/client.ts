@@ -87,16 +87,36 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
     },
     raw: { kind: 'postgres', client },
     query: async <T extends Record<string, unknown>>(text: string, params: unknown[] = []) =>
-      [...(await client.unsafe(text, params as postgres.ParameterOrJSON<never>[]))] as unknown as T[],
+      [...(await client.unsafe(text, arrayParamsAsLiterals(params)))] as unknown as T[],
     transaction: async (work) =>
       (await client.begin((tx) =>
         work(
           async <T extends Record<string, unknown>>(text: string, params: unknown[] = []) =>
-            [...(await tx.unsafe(text, params as postgres.ParameterOrJSON<never>[]))] as unknown as T[],
+            [...(await tx.unsafe(text, arrayParamsAsLiterals(params)))] as unknown as T[],
         ),
       )) as Awaited<ReturnType<typeof work>>,
     close: () => client.end({ timeout: 5 }),
   };
+}
+
+/**
+ * postgres.js infers an array parameter's type from its first element and gets `[null, true]` or
+ * `[false]` wrong (it sends a scalar boolean). Sending arrays as text literals, cast in the SQL
+ * (`$1::boolean[]`), is unambiguous for every element type and cheaper to serialise.
+ */
+function arrayParamsAsLiterals(params: unknown[]): postgres.ParameterOrJSON<never>[] {
+  return params.map((param) => (Array.isArray(param) ? pgArrayLiteral(param) : param)) as postgres.ParameterOrJSON<never>[];
+}
+
+export function pgArrayLiteral(values: readonly unknown[]): string {
+  const items = values.map((value) => {
+    if (value === null || value === undefined) return 'NULL';
+    if (typeof value === 'boolean') return value ? 't' : 'f';
+    if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+    const text = value instanceof Date ? value.toISOString() : String(value);
+    return `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+  });
+  return `{${items.join(',')}}`;
 }
 
 /** Checks the connection; used by /api/health. */
