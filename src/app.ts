@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
@@ -10,6 +11,8 @@ import { authRoutes } from './modules/auth';
 import { createAuthService } from './modules/auth/service';
 import { brandRoutes } from './modules/brands';
 import { createBrandService } from './modules/brands/service';
+import { webRoutes } from './web/serve';
+import { createCommandService } from './modules/io/commands';
 
 export const VERSION = '0.1.0';
 
@@ -17,7 +20,8 @@ export const VERSION = '0.1.0';
 export async function createServices(platform: Platform) {
   const brands = createBrandService(platform.database.db);
   const auth = await createAuthService(platform, brands);
-  return { brands, auth };
+  const commands = createCommandService(platform.database, platform.events, platform.clock);
+  return { brands, auth, commands };
 }
 export type Services = Awaited<ReturnType<typeof createServices>>;
 
@@ -49,5 +53,6 @@ export function createApi(platform: Platform, services: Services) {
       ok({ alertNumbersParentAccountId: platform.config.ALERT_NUMBERS_PARENT_ACCOUNT_ID ?? null, version: VERSION }),
     )
     .use(authRoutes(services.auth))
-    .use(brandRoutes(services.brands, services.auth));
+    .use(brandRoutes(services.brands, services.auth))
+    .use(webRoutes(join(import.meta.dir, 'web/dist')));
 }

@@ -1,4 +1,9 @@
 import { assemble, openDatabase } from './bootstrap';
+import { seedDemo } from './demo/seed';
+import { startGateway } from './gateway';
+import { startFleet } from './gateway/simulator/fleet';
+import { platformJobs } from './jobs';
+import { JobScheduler } from './jobs/scheduler';
 import { ConfigError, demoEnabled, loadConfig } from './lib/config';
 import { SchemaTooNewError } from './lib/db/migrate';
 import { createLogger } from './lib/log';
@@ -8,15 +13,45 @@ async function main() {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL);
   const database = await openDatabase(config);
-  const { api } = await assemble(config, database, { log });
+  const { platform, services, api } = await assemble(config, database, { log });
   const server = api.listen({ hostname: config.HOST, port: config.PORT });
+
+  const gateway = config.GATEWAY ? await startGateway(platform, services.commands) : null;
+  const scheduler = config.JOBS ? new JobScheduler(database, platformJobs(platform), log) : null;
+  if (scheduler) {
+    await scheduler.register();
+    scheduler.start();
+  }
+  let fleet: ReturnType<typeof startFleet> | null = null;
+  if (demoEnabled(config)) {
+    const devices = await seedDemo(platform);
+    if (gateway && devices.length > 0) {
+      // The demo vehicles report to this process's own gateway over real sockets, like real trackers.
+      fleet = startFleet({
+        host: '127.0.0.1',
+        ports: gateway.ports,
+        devices,
+        intervalMs: 5_000,
+        onError: (imei, error) => log.debug('simulated tracker retrying', { imei, error }),
+      });
+    }
+  }
   log.info('portal started', {
     url: `http://localhost:${server.server?.port}`,
     database: database.kind,
-    demo: demoEnabled(config),
+    gateway: gateway?.ports ?? 'off',
+    jobs: scheduler ? 'on' : 'off',
+    demo: demoEnabled(config) ? `${config.DEMO_EMAIL} / ${config.DEMO_PASSWORD}` : 'off',
   });
+
+  let stopping = false;
   const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
     log.info('shutting down');
+    await fleet?.stop();
+    scheduler?.stop();
+    await gateway?.stop(); // drains the ingest queue: everything acknowledged is on disk
     await server.stop();
     await database.close();
     process.exit(0);

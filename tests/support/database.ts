@@ -39,6 +39,8 @@ async function pgliteTemplate(): Promise<string> {
 
 export interface TestDatabase {
   handle: DatabaseHandle;
+  /** Where another process finds the same database: a PGlite directory or a PostgreSQL URL. */
+  location: { kind: 'pglite'; dir: string } | { kind: 'postgres'; url: string };
   dispose(): Promise<void>;
 }
 
@@ -51,8 +53,9 @@ export async function createTestDatabase(kind = testDatabaseKind()): Promise<Tes
     const handle = await openPglite(dir);
     return {
       handle,
+      location: { kind: 'pglite', dir },
       dispose: async () => {
-        await handle.close();
+        await handle.close().catch(() => {});
         rmSync(dir, { recursive: true, force: true });
       },
     };
@@ -74,8 +77,9 @@ export async function createTestDatabase(kind = testDatabaseKind()): Promise<Tes
     const handle = await openPostgres(withDatabase(baseUrl, name), 5);
     return {
       handle,
+      location: { kind: 'postgres', url: withDatabase(baseUrl, name) },
       dispose: async () => {
-        await handle.close();
+        await handle.close().catch(() => {});
         const cleanup = postgres(baseUrl, { max: 1, onnotice: () => {} });
         await cleanup.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
         await cleanup.end();

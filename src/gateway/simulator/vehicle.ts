@@ -151,7 +151,7 @@ export class SimulatedVehicle {
     const driving = this.phase.kind === 'driving';
     this.temperature += (this.random() - 0.5) * 0.2;
     return {
-      time: new Date(Math.floor(nowMs / 1000) * 1000),
+      time: new Date(Math.round(nowMs)),
       latitude: Number(this.lat.toFixed(7)),
       longitude: Number(this.lon.toFixed(7)),
       speedKmh: Math.round(this.speed),
