@@ -135,7 +135,7 @@ describe('Teltonika TCP', () => {
     const device = await connectDevice(gateway.ports.teltonika);
     device.write(imeiLogin('356307042441062'));
     expect(hex(await device.read(1))).toBe('01');
-    expect(hex(await device.read(26))).toBe('00000000000000150C01050000000D7365746469676F757420313F3F010000FC0E');
+    expect(hex(await device.read(33))).toBe('00000000000000150C01050000000D7365746469676F757420313F3F010000FC0E');
     expect((await commands.get(id))?.status).toBe('sent');
     app.clock.advance(91_000);
     await commands.sweep();

@@ -29,7 +29,8 @@ export class Gt06Framer {
 
   /** Feed one chunk; returns every frame it completes (each a fresh copy, start to stop bytes). */
   push(chunk: Uint8Array): Uint8Array[] {
-    this.buffer = this.buffer.length === 0 ? chunk.slice() : concat(this.buffer, chunk);
+    // A copy: Buffer#slice is a view, and the socket may reuse its receive buffer.
+    this.buffer = this.buffer.length === 0 ? new Uint8Array(chunk) : concat(this.buffer, chunk);
     const frames: Uint8Array[] = [];
     let offset = 0;
     try {

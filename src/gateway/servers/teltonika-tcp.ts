@@ -90,6 +90,11 @@ export function startTeltonikaTcp(context: GatewayContext, port: number, hostnam
       return;
     }
     if (decoded.type === 'command-response') {
+      // Only a Codec 12 response (type 0x06) answers our command; Codec 13/14 messages are the device's own.
+      if (decoded.codec !== 12 || decoded.messageType !== 0x06) {
+        log.debug('teltonika device message ignored', { imei: session.imei, codec: decoded.codec, text: decoded.text });
+        return;
+      }
       session.awaitingResponse = false;
       await context.commands.recordResponse(session.device.unitId, decoded.text);
       await deliverNextCommand(context, session.device.unitId, channelFor(socket));
