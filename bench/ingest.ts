@@ -22,6 +22,7 @@ const platform = await benchPlatform(database);
 console.log(`database: ${label}`);
 console.log(`offered load: ${devices} devices × ${recordsPerFrame} records every ${intervalMs} ms = ${Math.round((devices * recordsPerFrame * 1000) / intervalMs)} positions/s`);
 const unitIds = await seedUnits(database, devices);
+console.log(`${devices} units registered; starting the gateway and the simulator (${warmupSeconds} s warm-up)`);
 
 // --- Gateway under simulated load -------------------------------------------------------------------
 const commands = createCommandService(database, platform.events, platform.clock);
@@ -33,6 +34,7 @@ const simulator = Bun.spawn(
 );
 const metrics = gateway.context.metrics;
 await Bun.sleep(warmupSeconds * 1000);
+console.log(`warm-up done: ${metrics.connectionsOpen} devices connected; measuring for ${seconds} s`);
 metrics.resetLatencies();
 const rss = rssSampler();
 const storedBefore = metrics.recordsStored;
@@ -54,9 +56,12 @@ await gateway.stop();
 // --- Raw batched inserts on the same database -------------------------------------------------------
 const batch = 2000;
 const rawSeconds = Math.min(10, seconds);
+console.log(`measuring raw batched inserts for ${rawSeconds} s`);
 let rawRows = 0;
 const rawStart = performance.now();
-let t = Date.UTC(2020, 0, 1);
+// Timestamps in this month's partition, as live positions are, but in the past so nothing conflicts.
+const monthStart = new Date();
+let t = Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth(), 1);
 while ((performance.now() - rawStart) / 1000 < rawSeconds) {
   const units: number[] = [];
   const times: string[] = [];

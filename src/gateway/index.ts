@@ -22,7 +22,8 @@ export async function startGateway(platform: Platform, commands: CommandService,
   const context: GatewayContext = {
     config,
     database,
-    ingest: new IngestWriter(database, events, log),
+    // RAW_FRAME_RETENTION_DAYS=0 means raw frames are not kept at all.
+    ingest: new IngestWriter(database, events, log, { keepRawFrames: config.RAW_FRAME_RETENTION_DAYS > 0 }),
     devices: new DeviceDirectory(database),
     commands,
     metrics: new GatewayMetrics(),

@@ -8,6 +8,10 @@ export interface EventMap {
   /** Positions durably stored for one unit, oldest first. */
   'positions.stored': { unitId: number; positions: import('../modules/tracking/ingest').StoredPosition[] };
   'ignition.changed': { unitId: number; time: Date; ignition: boolean };
+  /** A digital input (DIN1-3) changed against the unit's previous record. */
+  'input.changed': { unitId: number; time: Date; input: 'din1' | 'din2' | 'din3'; value: boolean };
+  /** A BLE sensor or beacon reading carried by a stored position. */
+  'sensor.reading': { unitId: number; time: Date; reading: import('../gateway/types').BleReading };
   'command.queued': { commandId: number; unitId: number };
   'command.result': { commandId: number; unitId: number; status: 'answered' | 'no_response' | 'expired'; response: string | null };
 }

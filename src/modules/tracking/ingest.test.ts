@@ -128,3 +128,29 @@ test('a failing batch rejects every submission in it and stores nothing', async 
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   expect((await positions()).length).toBe(before);
 });
+
+test('every ignition and input change inside one frame is published, late records are not', async () => {
+  const seen: string[] = [];
+  const off = [
+    app.platform.events.on('ignition.changed', (event) => void seen.push(`ignition:${event.ignition}`)),
+    app.platform.events.on('input.changed', (event) => void seen.push(`${event.input}:${event.value}`)),
+    app.platform.events.on('sensor.reading', (event) => void seen.push(`ble:${event.reading.temperatureC}`)),
+  ];
+  const base = Date.now() - 3_000;
+  await writer.submit({
+    unitId,
+    protocol: 'teltonika',
+    deviceId: 'x',
+    records: [
+      record(new Date(base).toISOString(), { normalized: { ignition: true, din1: false } }),
+      record(new Date(base + 1000).toISOString(), { normalized: { ignition: false, din1: true, ble: [{ temperatureC: 4.5 }] } }),
+      record(new Date(base + 2000).toISOString(), { normalized: { ignition: true, din1: true } }),
+      // Older than what is stored: history, not a change.
+      record(new Date(base - 60_000).toISOString(), { normalized: { ignition: false, din1: false } }),
+    ],
+    receivedAt: new Date(),
+  });
+  await writer.drain();
+  for (const unsubscribe of off) unsubscribe();
+  expect(seen).toEqual(['ble:4.5', 'ignition:true', 'ignition:false', 'ignition:true', 'din1:true']);
+});

@@ -110,7 +110,7 @@ export class IngestWriter {
     for (const { submission } of batch) {
       for (const record of submission.records) positions.push(toStored(submission.unitId, record, now));
     }
-    let transitions: Array<{ unitId: number; time: Date; ignition: boolean }> = [];
+    let transitions: Transitions = { ignition: [], inputs: [] };
     try {
       transitions = await this.database.transaction(async (query) => {
         await insertPositions(query, positions, batch.map((p) => p.submission));
@@ -133,8 +133,12 @@ export class IngestWriter {
     for (const [unitId, list] of byUnit) {
       list.sort((a, b) => a.time.getTime() - b.time.getTime());
       await this.events.emit('positions.stored', { unitId, positions: list });
+      for (const position of list) {
+        for (const reading of position.normalized.ble ?? []) await this.events.emit('sensor.reading', { unitId, time: position.time, reading });
+      }
     }
-    for (const transition of transitions) await this.events.emit('ignition.changed', transition);
+    for (const transition of transitions.ignition) await this.events.emit('ignition.changed', transition);
+    for (const transition of transitions.inputs) await this.events.emit('input.changed', transition);
   }
 }
 
@@ -213,11 +217,17 @@ async function insertRawFrames(query: Querier, submissions: IngestSubmission[]) 
   );
 }
 
+const INPUTS = ['din1', 'din2', 'din3'] as const;
+interface Transitions {
+  ignition: Array<{ unitId: number; time: Date; ignition: boolean }>;
+  inputs: Array<{ unitId: number; time: Date; input: (typeof INPUTS)[number]; value: boolean }>;
+}
+
 /**
  * Keeps each unit's latest state: the newest valid, non-future fix wins (late records never move a
  * unit backwards); last_seen moves on any contact. Returns ignition changes against the stored state.
  */
-async function updateUnitState(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[]) {
+async function updateUnitState(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[]): Promise<Transitions> {
   const latest = new Map<number, StoredPosition>();
   for (const position of positions) {
     if (position.flags & FLAG_FUTURE) continue;
@@ -226,10 +236,10 @@ async function updateUnitState(query: Querier, positions: StoredPosition[], subm
   }
   const lastSeen = new Map<number, Date>();
   for (const submission of submissions) lastSeen.set(submission.unitId, submission.receivedAt);
-  if (latest.size === 0) return [];
+  if (latest.size === 0) return { ignition: [], inputs: [] };
   const units = [...latest.values()];
-  const previous = await query<{ unit_id: number; ignition: boolean | null; time: string | Date }>(
-    'SELECT unit_id, ignition, time FROM unit_state WHERE unit_id = ANY($1::int[]) FOR UPDATE',
+  const previous = await query<{ unit_id: number; ignition: boolean | null; time: string | Date; normalized: NormalizedIo | string | null }>(
+    'SELECT unit_id, ignition, time, normalized FROM unit_state WHERE unit_id = ANY($1::int[]) FOR UPDATE',
     [units.map((u) => u.unitId)],
   );
   const before = new Map(previous.map((row) => [row.unit_id, row]));
@@ -258,14 +268,32 @@ async function updateUnitState(query: Querier, positions: StoredPosition[], subm
       units.map((u) => (lastSeen.get(u.unitId) ?? u.time).toISOString()),
     ],
   );
-  const transitions: Array<{ unitId: number; time: Date; ignition: boolean }> = [];
-  for (const unit of units) {
-    const prior = before.get(unit.unitId);
-    if (unit.ignition === undefined) continue;
-    const priorTime = prior ? new Date(prior.time) : null;
-    if (priorTime && priorTime > unit.time) continue;
-    if (!prior || prior.ignition === null || prior.ignition !== unit.ignition) {
-      transitions.push({ unitId: unit.unitId, time: unit.time, ignition: unit.ignition });
+  // Walk every new record in time order, so an on-off-on inside one frame gives every change.
+  const transitions: Transitions = { ignition: [], inputs: [] };
+  const ordered = positions.filter((p) => !(p.flags & FLAG_FUTURE)).sort((a, b) => a.time.getTime() - b.time.getTime());
+  const state = new Map<number, { time: Date | null; ignition: boolean | null; inputs: Partial<Record<(typeof INPUTS)[number], boolean>> }>();
+  for (const [unitId, row] of before) {
+    const normalized: NormalizedIo = typeof row.normalized === 'string' ? JSON.parse(row.normalized) : (row.normalized ?? {});
+    state.set(unitId, { time: new Date(row.time), ignition: row.ignition, inputs: { din1: normalized.din1, din2: normalized.din2, din3: normalized.din3 } });
+  }
+  for (const position of ordered) {
+    let current = state.get(position.unitId);
+    if (!current) {
+      current = { time: null, ignition: null, inputs: {} };
+      state.set(position.unitId, current);
+    }
+    if (current.time && position.time <= current.time) continue; // late record: history, not a change
+    current.time = position.time;
+    if (position.ignition !== undefined && current.ignition !== position.ignition) {
+      transitions.ignition.push({ unitId: position.unitId, time: position.time, ignition: position.ignition });
+      current.ignition = position.ignition;
+    }
+    for (const input of INPUTS) {
+      const value = position.normalized[input];
+      if (value === undefined) continue;
+      const prior = current.inputs[input];
+      if (prior !== undefined && prior !== value) transitions.inputs.push({ unitId: position.unitId, time: position.time, input, value });
+      current.inputs[input] = value;
     }
   }
   return transitions;
