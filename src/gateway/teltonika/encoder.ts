@@ -210,6 +210,16 @@ function writeRecord(w: Writer, codec: AvlCodec, record: AvlRecordInput, model: 
 function writeValue(w: Writer, e: IoElement, size: Size): void {
   const v = e.value;
   if (v instanceof Uint8Array) throw new RangeError(`IO ${e.id}: bytes need a variable-length element`);
+  // Fast path for the common small values; BigInt only where 8 bytes or odd inputs need it.
+  if (typeof v === 'number' && size < 8 && Number.isInteger(v)) {
+    const limit = 2 ** (size * 8);
+    if (v < -(limit / 2) || v >= limit) throw new RangeError(`IO ${e.id} value ${v} does not fit ${size} byte(s)`);
+    const unsigned = v < 0 ? v + limit : v;
+    if (size === 4) w.u32(unsigned);
+    else if (size === 2) w.u16(unsigned);
+    else w.u8(unsigned);
+    return;
+  }
   const big = typeof v === 'bigint' ? v : BigInt(v);
   const bits = BigInt(size * 8);
   if (big < -(1n << (bits - 1n)) || big >= 1n << bits) throw new RangeError(`IO ${e.id} value ${v} does not fit ${size} byte(s)`);
