@@ -7,15 +7,21 @@
  * the positions table and the ratio of the two.
  */
 import { startGateway } from '../src/gateway';
+import { teltonikaRecord } from '../src/gateway/simulator/fleet';
+import { SimulatedVehicle } from '../src/gateway/simulator/vehicle';
+import { normalize } from '../src/gateway/teltonika';
+import { ioToJson } from '../src/gateway/types';
 import { createCommandService } from '../src/modules/io/commands';
 import { argument, benchPlatform, openBenchDatabase, rssSampler, seedUnits } from './support';
 
 const kind = argument('db', process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL ? 'postgres' : 'pglite') as 'pglite' | 'postgres';
 const devices = Number(argument('devices', kind === 'postgres' ? '5000' : '1500'));
-const recordsPerFrame = Number(argument('records', '4'));
-const intervalMs = Number(argument('interval', '1000'));
+// A tracker buffers fixes and sends them in one frame (FMB default: records every few seconds, a frame
+// when enough are collected), so 20 records every 5 s is 4 positions per second per device.
+const recordsPerFrame = Number(argument('records', '20'));
+const intervalMs = Number(argument('interval', '5000'));
 const seconds = Number(argument('seconds', '30'));
-const warmupSeconds = 8;
+const warmupSeconds = 12;
 
 const { database, label } = await openBenchDatabase(kind);
 const platform = await benchPlatform(database);
@@ -54,6 +60,11 @@ await simulator.exited;
 await gateway.stop();
 
 // --- Raw batched inserts on the same database -------------------------------------------------------
+// The same rows the gateway writes (a simulated record's raw IO and normalised view), inserted in
+// batches of 2000 straight into the positions table: no sockets, no decoding, no latest-state update.
+const sample = teltonikaRecord('350000000000001', new SimulatedVehicle(0, Date.now()).step(Date.now(), 1));
+sample.normalized = normalize('FMB920', sample.io, 0);
+const ioJson = ioToJson(sample.io);
 const batch = 2000;
 const rawSeconds = Math.min(10, seconds);
 console.log(`measuring raw batched inserts for ${rawSeconds} s`);
@@ -63,22 +74,17 @@ const rawStart = performance.now();
 const monthStart = new Date();
 let t = Date.UTC(monthStart.getUTCFullYear(), monthStart.getUTCMonth(), 1);
 while ((performance.now() - rawStart) / 1000 < rawSeconds) {
-  const units: number[] = [];
-  const times: string[] = [];
-  const lons: number[] = [];
-  const lats: number[] = [];
+  const rows: unknown[] = [];
   for (let i = 0; i < batch; i++) {
-    units.push(unitIds[i % unitIds.length]!);
-    times.push(new Date(t + Math.floor(i / unitIds.length) * 1000).toISOString());
-    lons.push(18 + Math.random() * 0.1);
-    lats.push(59.3 + Math.random() * 0.1);
+    rows.push([unitIds[i % unitIds.length], t + Math.floor(i / unitIds.length) * 1000, 18 + Math.random() * 0.1, 59.3 + Math.random() * 0.1, ioJson, sample.normalized]);
   }
   t += Math.ceil(batch / unitIds.length) * 1000;
   await database.query(
-    `INSERT INTO positions (unit_id, time, received_at, geom, speed_kmh, valid, flags, io, normalized)
-     SELECT u, tm, now(), ST_SetSRID(ST_MakePoint(lon, lat), 4326), 50, true, 0, '{}'::jsonb, '{}'::jsonb
-     FROM unnest($1::int[], $2::timestamptz[], $3::float8[], $4::float8[]) AS x(u, tm, lon, lat)`,
-    [units, times, lons, lats],
+    `INSERT INTO positions (unit_id, time, received_at, geom, speed_kmh, course, satellites, valid, flags, io, normalized)
+     SELECT (e->>0)::int, to_timestamp((e->>1)::float8 / 1000), now(), ST_SetSRID(ST_MakePoint((e->>2)::float8, (e->>3)::float8), 4326),
+            50, 90, 9, true, 0, e->4, e->5
+     FROM jsonb_array_elements($1::jsonb) AS e`,
+    [JSON.stringify(rows)],
   );
   rawRows += batch;
 }

@@ -49,8 +49,7 @@ export class IngestWriter {
   private queue: Pending[] = [];
   private queuedRecords = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private inFlight = 0;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly running = new Set<Promise<void>>();
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -77,30 +76,36 @@ export class IngestWriter {
     }, delayMs);
   }
 
-  /** Writes what is queued now; concurrent batches are bounded so the database is not flooded. */
+  /**
+   * Writes the next batch. At most `maxConcurrentBatches` run at once; a finishing batch starts the next,
+   * so under load batches follow each other back to back and new work accumulates meanwhile.
+   */
   async flush(): Promise<void> {
-    if (this.queue.length === 0) return this.flushing;
-    if (this.inFlight >= (this.options.maxConcurrentBatches ?? 2)) {
-      // Retry once the running batch is done; new work keeps accumulating meanwhile.
-      await this.flushing;
-      return this.flush();
+    if (this.queue.length === 0 || this.running.size >= (this.options.maxConcurrentBatches ?? 3)) return;
+    // Whole submissions up to the batch cap: bounded batches keep frame-to-commit latency bounded.
+    const cap = this.options.maxBatchRecords ?? 2000;
+    let taken = 0;
+    let records = 0;
+    while (taken < this.queue.length && (taken === 0 || records + this.queue[taken]!.submission.records.length <= cap)) {
+      records += this.queue[taken]!.submission.records.length;
+      taken += 1;
     }
-    const batch = this.queue;
-    this.queue = [];
-    this.queuedRecords = 0;
-    this.inFlight += 1;
-    const run = this.writeBatch(batch).finally(() => {
-      this.inFlight -= 1;
+    const batch = this.queue.splice(0, taken);
+    this.queuedRecords -= records;
+    const run: Promise<void> = this.writeBatch(batch).finally(() => {
+      this.running.delete(run);
+      if (this.queue.length > 0) this.flushSoon(0);
     });
-    this.flushing = run.catch(() => {});
+    this.running.add(run);
+    if (this.queue.length > 0) this.flushSoon(0);
     return run;
   }
 
   /** Waits until everything submitted so far is written. */
   async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.inFlight > 0) {
-      if (this.queue.length > 0) await this.flush();
-      else await this.flushing;
+    while (this.queue.length > 0 || this.running.size > 0) {
+      if (this.queue.length > 0 && this.running.size < (this.options.maxConcurrentBatches ?? 3)) await this.flush();
+      else await Promise.race(this.running);
     }
   }
 
@@ -167,37 +172,26 @@ function toJson(value: unknown): string {
 
 async function insertPositions(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[]) {
   if (positions.length === 0) return;
-  const received = new Map<number, string>();
-  for (const submission of submissions) received.set(submission.unitId, submission.receivedAt.toISOString());
+  const received = new Map<number, number>();
+  for (const submission of submissions) received.set(submission.unitId, submission.receivedAt.getTime());
   const records = submissions.flatMap((s) => s.records);
-  // unnest() of parallel arrays: one statement however large the batch, cheap to plan.
+  // The whole batch as one JSON document of row tuples: one native stringify here, one parse in the
+  // server, no per-value escaping, and the io/normalized objects go in without being encoded twice.
+  const rows = positions.map((p, i) => {
+    const r = records[i]!;
+    return [p.unitId, p.time.getTime(), received.get(p.unitId), p.longitude, p.latitude, r.altitude, p.speedKmh, p.course, r.satellites,
+      p.valid, p.flags, p.ignition ?? null, p.odometerM ?? null, r.priority, r.eventId, ioToJson(r.io), p.normalized];
+  });
   await query(
     `INSERT INTO positions (unit_id, time, received_at, geom, altitude, speed_kmh, course, satellites, valid, flags,
                             ignition, odometer_m, priority, event_id, io, normalized)
-     SELECT u, t, r, ST_SetSRID(ST_MakePoint(lon, lat), 4326), alt, spd, crs, sat, val, flg, ign, odo, pri, ev, io::jsonb, nrm::jsonb
-     FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[], $4::float8[], $5::float8[], $6::real[], $7::real[], $8::real[],
-                 $9::smallint[], $10::boolean[], $11::smallint[], $12::boolean[], $13::float8[], $14::smallint[], $15::int[], $16::text[], $17::text[])
-       AS x(u, t, r, lon, lat, alt, spd, crs, sat, val, flg, ign, odo, pri, ev, io, nrm)
+     SELECT (e->>0)::int, to_timestamp((e->>1)::float8 / 1000), to_timestamp((e->>2)::float8 / 1000),
+            ST_SetSRID(ST_MakePoint((e->>3)::float8, (e->>4)::float8), 4326), (e->>5)::real, (e->>6)::real, (e->>7)::real,
+            (e->>8)::smallint, (e->>9)::boolean, (e->>10)::smallint, (e->>11)::boolean, (e->>12)::float8, (e->>13)::smallint,
+            (e->>14)::int, e->15, e->16
+     FROM jsonb_array_elements($1::jsonb) AS e
      ON CONFLICT (unit_id, time) DO NOTHING`,
-    [
-      positions.map((p) => p.unitId),
-      positions.map((p) => p.time.toISOString()),
-      positions.map((p) => received.get(p.unitId)!),
-      positions.map((p) => p.longitude),
-      positions.map((p) => p.latitude),
-      records.map((r) => r.altitude),
-      positions.map((p) => p.speedKmh),
-      positions.map((p) => p.course),
-      records.map((r) => r.satellites),
-      positions.map((p) => p.valid),
-      positions.map((p) => p.flags),
-      positions.map((p) => p.ignition ?? null),
-      positions.map((p) => p.odometerM ?? null),
-      records.map((r) => r.priority),
-      records.map((r) => r.eventId),
-      records.map((r) => toJson(ioToJson(r.io))),
-      positions.map((p) => toJson(p.normalized)),
-    ],
+    [toJson(rows)],
   );
 }
 
@@ -243,30 +237,20 @@ async function updateUnitState(query: Querier, positions: StoredPosition[], subm
     [units.map((u) => u.unitId)],
   );
   const before = new Map(previous.map((row) => [row.unit_id, row]));
+  const rows = units.map((u) => [u.unitId, u.time.getTime(), u.longitude, u.latitude, u.speedKmh, u.course, u.valid, u.ignition ?? null,
+    u.odometerM ?? null, u.normalized, (lastSeen.get(u.unitId) ?? u.time).getTime()]);
   await query(
     `INSERT INTO unit_state (unit_id, time, geom, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen)
-     SELECT u, t, ST_SetSRID(ST_MakePoint(lon, lat), 4326), spd, crs, val, ign, odo, nrm::jsonb, seen
-     FROM unnest($1::int[], $2::timestamptz[], $3::float8[], $4::float8[], $5::real[], $6::real[], $7::boolean[], $8::boolean[], $9::float8[], $10::text[], $11::timestamptz[])
-       AS x(u, t, lon, lat, spd, crs, val, ign, odo, nrm, seen)
+     SELECT (e->>0)::int, to_timestamp((e->>1)::float8 / 1000), ST_SetSRID(ST_MakePoint((e->>2)::float8, (e->>3)::float8), 4326),
+            (e->>4)::real, (e->>5)::real, (e->>6)::boolean, (e->>7)::boolean, (e->>8)::float8, e->9, to_timestamp((e->>10)::float8 / 1000)
+     FROM jsonb_array_elements($1::jsonb) AS e
      ON CONFLICT (unit_id) DO UPDATE SET
        time = EXCLUDED.time, geom = EXCLUDED.geom, speed_kmh = EXCLUDED.speed_kmh, course = EXCLUDED.course,
        valid = EXCLUDED.valid, ignition = COALESCE(EXCLUDED.ignition, unit_state.ignition),
        odometer_m = COALESCE(EXCLUDED.odometer_m, unit_state.odometer_m), normalized = EXCLUDED.normalized,
        last_seen = GREATEST(unit_state.last_seen, EXCLUDED.last_seen)
      WHERE unit_state.time <= EXCLUDED.time`,
-    [
-      units.map((u) => u.unitId),
-      units.map((u) => u.time.toISOString()),
-      units.map((u) => u.longitude),
-      units.map((u) => u.latitude),
-      units.map((u) => u.speedKmh),
-      units.map((u) => u.course),
-      units.map((u) => u.valid),
-      units.map((u) => u.ignition ?? null),
-      units.map((u) => u.odometerM ?? null),
-      units.map((u) => toJson(u.normalized)),
-      units.map((u) => (lastSeen.get(u.unitId) ?? u.time).toISOString()),
-    ],
+    [toJson(rows)],
   );
   // Walk every new record in time order, so an on-off-on inside one frame gives every change.
   const transitions: Transitions = { ignition: [], inputs: [] };
