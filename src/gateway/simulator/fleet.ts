@@ -238,6 +238,7 @@ export function startFleet(options: FleetOptions) {
         }
         await session.send(samples);
       } catch (error) {
+        if (!running) break; // stop() closed the socket under a pending send
         options.onError?.(session.imei, error instanceof Error ? error.message : String(error));
         session.close();
         await Bun.sleep(backoffMs);
