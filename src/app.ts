@@ -11,8 +11,17 @@ import { authRoutes } from './modules/auth';
 import { createAuthService } from './modules/auth/service';
 import { brandRoutes } from './modules/brands';
 import { createBrandService } from './modules/brands/service';
+import { accountRoutes } from './modules/accounts';
+import { createAccountService } from './modules/accounts/service';
+import { unitRoutes } from './modules/units';
+import { createUnitService } from './modules/units/service';
+import { trackingRoutes } from './modules/tracking';
+import { LiveHub } from './modules/tracking/live';
+import { createTrackingService } from './modules/tracking/service';
 import { webRoutes } from './web/serve';
 import { createCommandService } from './modules/io/commands';
+import { tripRoutes } from './modules/trips';
+import { createTripService } from './modules/trips/service';
 
 export const VERSION = '0.1.0';
 
@@ -21,7 +30,12 @@ export async function createServices(platform: Platform) {
   const brands = createBrandService(platform.database.db);
   const auth = await createAuthService(platform, brands);
   const commands = createCommandService(platform.database, platform.events, platform.clock);
-  return { brands, auth, commands };
+  const units = createUnitService(platform.database.db);
+  const accounts = createAccountService(platform, units, brands);
+  const tracking = createTrackingService({ database: platform.database, clock: platform.clock, units });
+  const live = new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log });
+  const trips = createTripService(platform, units);
+  return { brands, auth, commands, units, accounts, tracking, live, trips };
 }
 export type Services = Awaited<ReturnType<typeof createServices>>;
 
@@ -54,5 +68,9 @@ export function createApi(platform: Platform, services: Services) {
     )
     .use(authRoutes(services.auth))
     .use(brandRoutes(services.brands, services.auth))
+    .use(accountRoutes(services.accounts))
+    .use(unitRoutes(services.units, services.auth))
+    .use(trackingRoutes(services.tracking, services.live, services.auth))
+    .use(tripRoutes(services.trips, services.auth))
     .use(webRoutes(join(import.meta.dir, 'web/dist')));
 }

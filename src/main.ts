@@ -50,6 +50,7 @@ async function main() {
     stopping = true;
     log.info('shutting down');
     await fleet?.stop();
+    services.live.stop(); // open maps get a clean 1001 close
     scheduler?.stop();
     await gateway?.stop(); // drains the ingest queue: everything acknowledged is on disk
     await server.stop();

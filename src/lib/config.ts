@@ -39,6 +39,8 @@ const configSchema = z.object({
   /** The parent account id whose users see /administration/configure-alert-numbers. */
   ALERT_NUMBERS_PARENT_ACCOUNT_ID: z.coerce.number().int().positive().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** Base URL of a Nominatim-compatible reverse geocoder (`/reverse?format=jsonv2`); unset: offline locality names. */
+  GEOCODER_URL: z.string().url().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -108,6 +108,11 @@ const cases: IsolationCase[] = [
     statuses: [404],
   },
   {
+    endpoint: 'GET /api/trips',
+    call: (token) => app.call('GET', `/api/trips?unitId=${b.unitId}&from=2026-03-01&to=2026-03-31`, { token }),
+    statuses: [404],
+  },
+  {
     endpoint: 'POST /api/user/update',
     call: (token) => app.call('POST', '/api/user/update', { token, body: { userId: b.adminId, email: 'eve@example.com', password: 'Taken-123!' } }),
     statuses: [403, 404],
@@ -146,6 +151,12 @@ const cases: IsolationCase[] = [
     endpoint: 'POST /api/admin/tracker-stock',
     call: (token) => app.call('POST', '/api/admin/tracker-stock', { token, body: { imeis: [b.imei], model: 'Hijacked', protocol: 'gt06' } }),
     statuses: [403],
+  },
+  {
+    endpoint: 'GET /api/tracking/history',
+    // The test clock's day (2026-03-02 in Stockholm): a valid date, so only the unit's account can refuse it.
+    call: (token) => app.call('GET', `/api/tracking/history?unitId=${b.unitId}&date=${app.clock.now().toISOString().slice(0, 10)}`, { token }),
+    statuses: [404],
   },
   {
     endpoint: 'GET /api/admin/tracker-stock',
@@ -234,6 +245,9 @@ describe('account isolation', () => {
       const list = await app.call<Array<{ ID: number }>>('GET', '/api/units', { token: caller.token });
       expect(list.body.data!.map((unit) => unit.ID)).toEqual([a.unitId]);
       expect(JSON.stringify(list.body)).not.toContain(b.unitName);
+      const live = await app.call<{ units: Array<{ id: number }> }>('GET', '/api/tracking/units', { token: caller.token });
+      expect(live.body.data!.units.map((unit) => unit.id)).toEqual([a.unitId]);
+      expect(JSON.stringify(live.body)).not.toContain(b.unitName);
     }
   });
 

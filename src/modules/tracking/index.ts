@@ -1,0 +1,93 @@
+import { Elysia } from 'elysia';
+import { AppError, ok, UNAUTHENTICATED } from '../../lib/http';
+import type { Actor } from '../accounts/users';
+import { authGuard, requireActor } from '../auth/guard';
+import type { AuthService } from '../auth/service';
+import type { LiveHub } from './live';
+import { historyQuerySchema, liveQuerySchema } from './model';
+import { requestTimeZone, type TrackingService } from './service';
+
+/** The subprotocol a browser offers along with its token: `new WebSocket(url, ['bearer', token])`. */
+export const LIVE_SUBPROTOCOL = 'bearer';
+
+/** The token from `Sec-WebSocket-Protocol: bearer, <token>`, or null. */
+export function tokenFromProtocols(header: string | null): string | null {
+  if (!header) return null;
+  const offered = header.split(',').map((part) => part.trim());
+  const at = offered.indexOf(LIVE_SUBPROTOCOL);
+  return at >= 0 ? (offered[at + 1] ?? null) : null;
+}
+
+export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: AuthService) {
+  /** Upgrades authenticated in `upgrade`, handed to `open` (Elysia passes the request along). */
+  const accepted = new WeakMap<Request, { actor: Actor; token: string; since: Date | null }>();
+
+  return new Elysia({ prefix: '/api/tracking', tags: ['tracking'] })
+    .use(authGuard(auth))
+    .get(
+      '/units',
+      async ({ actor }) => {
+        const caller = requireActor(actor);
+        await tracking.assertMapEnabled(caller);
+        return ok(await tracking.listUnits(caller));
+      },
+      {
+        detail: {
+          summary: "Every unit of the caller's account with its latest state (live map; one query for any fleet size)",
+          security: [{ bearer: [] }],
+        },
+      },
+    )
+    .get(
+      '/history',
+      async ({ actor, query, headers }) => {
+        const caller = requireActor(actor);
+        await tracking.assertMapEnabled(caller);
+        return ok(await tracking.history(caller, query, requestTimeZone(headers['x-timezone'], caller)));
+      },
+      {
+        query: historyQuerySchema,
+        detail: {
+          summary: "A unit's positions of one day (X-Timezone or the user's zone) within the last 7 days, as compact rows",
+          security: [{ bearer: [] }],
+        },
+      },
+    )
+    .ws('/live', {
+      query: liveQuerySchema,
+      /** Refuses the upgrade (401/403 envelope) unless the token is valid and the map enabled. */
+      async upgrade({ request, query, set }) {
+        const fromProtocol = tokenFromProtocols(request.headers.get('sec-websocket-protocol'));
+        const fromHeader = request.headers.get('authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1] ?? null;
+        const token = query.token ?? fromProtocol ?? fromHeader;
+        const actor = token ? await auth.authenticate(`Bearer ${token}`) : null;
+        if (!actor || !token) throw new AppError(401, UNAUTHENTICATED);
+        await tracking.assertMapEnabled(actor);
+        // A browser that offered subprotocols needs one back; the token itself is never echoed.
+        if (fromProtocol) set.headers['sec-websocket-protocol'] = LIVE_SUBPROTOCOL;
+        accepted.set(request, { actor, token, since: query.since ? new Date(query.since) : null });
+      },
+      open(ws) {
+        const entry = accepted.get(ws.data.request);
+        if (!entry) {
+          ws.close(1011, 'not authenticated');
+          return;
+        }
+        accepted.delete(ws.data.request);
+        void live.open(ws.raw, entry.actor, entry.token, entry.since);
+      },
+      message(ws, message) {
+        live.message(ws.raw, message);
+      },
+      drain(ws) {
+        live.drained(ws.raw);
+      },
+      close(ws) {
+        live.close(ws.raw);
+      },
+      detail: {
+        summary: "Live positions of the caller's account (WebSocket; token as ?token= or subprotocol 'bearer, <token>')",
+        security: [{ bearer: [] }],
+      },
+    });
+}

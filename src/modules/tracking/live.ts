@@ -1,0 +1,361 @@
+import type { Clock } from '../../lib/clock';
+import type { EventBus } from '../../lib/events';
+import type { Logger } from '../../lib/log';
+import type { Actor } from '../accounts/users';
+import type { AuthService } from '../auth/service';
+import { LIVE_BATCH_MS, LIVE_CLOSE, type LiveMessage, type LiveState, OFFLINE_AFTER_MS } from './model';
+import type { TrackingService } from './service';
+
+/** What the hub needs of a WebSocket (Bun's ServerWebSocket fits). */
+export interface LiveSocket {
+  /** Bun: bytes sent, -1 when queued behind backpressure (a `drain` follows), 0 when dropped. */
+  send(data: string): number;
+  close(code?: number, reason?: string): void;
+  getBufferedAmount?(): number;
+}
+
+export interface LiveHubOptions {
+  /** Changes are gathered for this long, then each socket gets one message. */
+  batchMs?: number;
+  /** Every open socket's token is checked this often; a revoked or expired one closes the socket (4401). */
+  revalidateMs?: number;
+  /** How often units that have just passed 30 minutes without contact are pushed as offline. */
+  offlineSweepMs?: number;
+  /** The unitId → accountId index forgets an entry after this long (a unit moved to another account). */
+  accountIndexTtlMs?: number;
+  /** A socket with more than this many bytes still unsent gets no new messages until it drains. */
+  maxBufferedBytes?: number;
+  /** Catch-up reads from this much before `since`, covering records received before but committed after it. */
+  catchUpMarginMs?: number;
+}
+
+interface LiveClient {
+  socket: LiveSocket;
+  actor: Actor;
+  token: string;
+  /** False until the catch-up is sent: updates wait in `dirty` so nothing older arrives after newer. */
+  ready: boolean;
+  /** Units changed for this client but not yet sent (during catch-up or while the socket is backlogged). */
+  dirty: Set<number>;
+  /** The last send was queued behind backpressure or dropped; cleared on drain. */
+  backlogged: boolean;
+}
+
+const DEFAULTS: Required<LiveHubOptions> = {
+  batchMs: LIVE_BATCH_MS,
+  revalidateMs: 15_000,
+  offlineSweepMs: 60_000,
+  accountIndexTtlMs: 10 * 60_000,
+  maxBufferedBytes: 1024 * 1024,
+  catchUpMarginMs: 10_000,
+};
+
+/**
+ * Live positions for the map. Every `positions.stored` event marks its unit changed; every `batchMs`
+ * the changed units of accounts with an open socket are read in one query (their latest state, with
+ * the account taken from the same row, so a unit never reaches another account's socket) and each
+ * socket of that account gets one message. A slow socket is not fed more while its buffer is full:
+ * its units are remembered and it gets their latest state once it drains, so it never falls behind.
+ *
+ * Timers run only while sockets are open. One process owns its sockets; several instances would feed
+ * their hubs from PostgreSQL LISTEN/NOTIFY carrying unit ids (the hub needs nothing else).
+ */
+export class LiveHub {
+  private readonly options: Required<LiveHubOptions>;
+  private readonly byAccount = new Map<number, Set<LiveClient>>();
+  private readonly bySocket = new Map<LiveSocket, LiveClient>();
+  private readonly accountIndex = new Map<number, { accountId: number | null; at: number }>();
+  private changed = new Set<number>();
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private revalidateTimer: ReturnType<typeof setInterval> | null = null;
+  private sweepTimer: ReturnType<typeof setInterval> | null = null;
+  private lastSweep: Date | null = null;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly deps: { tracking: TrackingService; auth: AuthService; events: EventBus; clock: Clock; log: Logger },
+    options: LiveHubOptions = {},
+  ) {
+    this.options = { ...DEFAULTS, ...options };
+    this.unsubscribe = deps.events.on('positions.stored', ({ unitId }) => this.markChanged([unitId]));
+  }
+
+  /** Open sockets. */
+  get size(): number {
+    return this.bySocket.size;
+  }
+
+  /** Registers an authenticated socket; with `since`, first sends the units changed since then. */
+  async open(socket: LiveSocket, actor: Actor, token: string, since: Date | null): Promise<void> {
+    const client: LiveClient = { socket, actor, token, ready: false, dirty: new Set(), backlogged: false };
+    this.bySocket.set(socket, client);
+    let clients = this.byAccount.get(actor.accountId);
+    if (!clients) {
+      clients = new Set();
+      this.byAccount.set(actor.accountId, clients);
+    }
+    clients.add(client);
+    this.startTimers();
+    const now = this.deps.clock.now();
+    this.send(client, { type: 'hello', serverTime: now.toISOString(), batchMs: this.options.batchMs, offlineAfterMs: OFFLINE_AFTER_MS });
+    try {
+      if (since) {
+        const units = await this.deps.tracking.changedSince(actor.accountId, new Date(since.getTime() - this.options.catchUpMarginMs));
+        if (!this.bySocket.has(socket)) return;
+        // Units marked dirty meanwhile stay dirty: their newer state follows right after the catch-up.
+        this.send(client, { type: 'catchup', serverTime: now.toISOString(), since: since.toISOString(), units });
+      }
+    } catch (error) {
+      this.deps.log.error('live catch-up failed', { error: String(error) });
+      this.closeClient(client, 1011, 'catch-up failed');
+      return;
+    }
+    client.ready = true;
+    if (client.dirty.size > 0) this.scheduleFlush();
+  }
+
+  /** Forgets a socket (on close). */
+  close(socket: LiveSocket): void {
+    const client = this.bySocket.get(socket);
+    if (!client) return;
+    this.bySocket.delete(socket);
+    const clients = this.byAccount.get(client.actor.accountId);
+    clients?.delete(client);
+    if (clients && clients.size === 0) this.byAccount.delete(client.actor.accountId);
+    if (this.bySocket.size === 0) this.stopTimers();
+  }
+
+  /** The socket's buffer emptied: send what it missed meanwhile. */
+  drained(socket: LiveSocket): void {
+    const client = this.bySocket.get(socket);
+    if (!client) return;
+    client.backlogged = false;
+    if (client.dirty.size > 0) this.scheduleFlush();
+  }
+
+  /** Answers a client's `{ "type": "ping" }` (keeps proxies from closing an idle socket, gives server time). */
+  message(socket: LiveSocket, message: unknown): void {
+    const client = this.bySocket.get(socket);
+    if (client && typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'ping') {
+      this.send(client, { type: 'pong', serverTime: this.deps.clock.now().toISOString() });
+    }
+  }
+
+  /** Marks units changed; they go out with the next batch. Nothing happens while no socket is open. */
+  markChanged(unitIds: Iterable<number>): void {
+    if (this.bySocket.size === 0) return;
+    for (const unitId of unitIds) this.changed.add(unitId);
+    this.scheduleFlush();
+  }
+
+  /** Closes every socket (server going away) and stops listening. */
+  stop(): void {
+    for (const client of [...this.bySocket.values()]) this.closeClient(client, 1001, 'server shutting down');
+    this.stopTimers();
+    this.unsubscribe();
+  }
+
+  /** Runs the pending batch now and waits for it (tests, shutdown). */
+  async flushNow(): Promise<void> {
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+      this.flushing = this.flushing.then(() => this.flush());
+    }
+    await this.flushing;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      // One batch at a time, so an older read never goes out after a newer one.
+      this.flushing = this.flushing.then(() => this.flush());
+    }, this.options.batchMs);
+    this.flushTimer.unref?.();
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      await this.flushBatch();
+    } catch (error) {
+      this.deps.log.error('live update batch failed', { error: String(error) });
+    }
+  }
+
+  private async flushBatch(): Promise<void> {
+    const changed = this.changed;
+    this.changed = new Set();
+    if (this.bySocket.size === 0) return;
+    const accountOf = await this.resolveAccounts(changed);
+    // Changed units that some open socket may show, plus what waiting sockets that can take it now missed.
+    const wanted = new Set<number>();
+    for (const unitId of changed) {
+      const accountId = accountOf.get(unitId);
+      if (accountId !== undefined && accountId !== null && this.byAccount.has(accountId)) wanted.add(unitId);
+    }
+    for (const client of this.bySocket.values()) {
+      if (this.canSend(client)) for (const unitId of client.dirty) wanted.add(unitId);
+    }
+    if (wanted.size === 0) return;
+    const states = await this.deps.tracking.liveStates([...wanted]);
+    const now = Date.now();
+    const byAccount = new Map<number, Map<number, LiveState>>();
+    for (const { accountId, ...state } of states) {
+      // The account comes from the same row as the state: authoritative, and it refreshes the index.
+      this.accountIndex.set(state.id, { accountId, at: now });
+      let group = byAccount.get(accountId);
+      if (!group) {
+        group = new Map();
+        byAccount.set(accountId, group);
+      }
+      group.set(state.id, state);
+    }
+    const serverTime = this.deps.clock.now().toISOString();
+    for (const [accountId, group] of byAccount) {
+      const clients = this.byAccount.get(accountId);
+      if (!clients) continue;
+      const changedHere = [...group.values()].filter((state) => changed.has(state.id));
+      let shared: string | null = null;
+      for (const client of clients) {
+        if (!this.canSend(client)) {
+          for (const state of changedHere) client.dirty.add(state.id);
+          continue;
+        }
+        if (client.dirty.size === 0) {
+          if (changedHere.length === 0) continue;
+          shared ??= JSON.stringify({ type: 'update', serverTime, units: changedHere } satisfies LiveMessage);
+          this.sendRaw(client, shared, changedHere);
+          continue;
+        }
+        const units = [...changedHere];
+        for (const unitId of client.dirty) {
+          const state = group.get(unitId);
+          if (state && !changed.has(unitId)) units.push(state);
+        }
+        client.dirty.clear();
+        if (units.length > 0) this.send(client, { type: 'update', serverTime, units });
+      }
+    }
+    // Missed units that no longer have a state in the client's account (deleted or moved): nothing to send.
+    for (const client of this.bySocket.values()) {
+      if (!byAccount.has(client.actor.accountId) && this.canSend(client)) client.dirty.clear();
+    }
+  }
+
+  /** unitId → accountId from the index; misses and stale entries are read in one query. */
+  private async resolveAccounts(unitIds: Set<number>): Promise<Map<number, number | null>> {
+    const now = Date.now();
+    const result = new Map<number, number | null>();
+    const misses: number[] = [];
+    for (const unitId of unitIds) {
+      const entry = this.accountIndex.get(unitId);
+      if (entry && now - entry.at < this.options.accountIndexTtlMs) result.set(unitId, entry.accountId);
+      else misses.push(unitId);
+    }
+    if (misses.length > 0) {
+      const found = await this.deps.tracking.accountsOf(misses);
+      for (const unitId of misses) {
+        const accountId = found.get(unitId) ?? null;
+        this.accountIndex.set(unitId, { accountId, at: now });
+        result.set(unitId, accountId);
+      }
+    }
+    return result;
+  }
+
+  private canSend(client: LiveClient): boolean {
+    if (!client.ready) return false;
+    if (client.backlogged && (client.socket.getBufferedAmount?.() ?? 0) > 0) return false;
+    client.backlogged = false;
+    return (client.socket.getBufferedAmount?.() ?? 0) <= this.options.maxBufferedBytes;
+  }
+
+  private send(client: LiveClient, message: LiveMessage): void {
+    this.sendRaw(client, JSON.stringify(message), 'units' in message ? message.units : []);
+  }
+
+  /** Sends one message; if the socket dropped it, its units are sent again after the drain. */
+  private sendRaw(client: LiveClient, text: string, units: LiveState[]): void {
+    try {
+      const result = client.socket.send(text);
+      // -1: queued behind backpressure; 0: dropped at the buffer limit. Either way wait for the drain.
+      if (result <= 0) client.backlogged = true;
+      if (result === 0) for (const unit of units) client.dirty.add(unit.id);
+    } catch {
+      this.close(client.socket); // already closed underneath
+    }
+  }
+
+  private closeClient(client: LiveClient, code: number, reason: string): void {
+    this.close(client.socket);
+    try {
+      client.socket.close(code, reason);
+    } catch {
+      // already closed
+    }
+  }
+
+  private startTimers(): void {
+    if (!this.revalidateTimer) {
+      this.revalidateTimer = setInterval(() => void this.revalidate(), this.options.revalidateMs);
+      this.revalidateTimer.unref?.();
+    }
+    if (!this.sweepTimer) {
+      this.lastSweep = this.deps.clock.now();
+      this.sweepTimer = setInterval(() => void this.sweepOffline(), this.options.offlineSweepMs);
+      this.sweepTimer.unref?.();
+    }
+  }
+
+  private stopTimers(): void {
+    if (this.revalidateTimer) clearInterval(this.revalidateTimer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.revalidateTimer = null;
+    this.sweepTimer = null;
+    this.flushTimer = null;
+    this.changed.clear();
+  }
+
+  /** Re-checks every open socket's token (logout, expiry, password reset) and map permission. */
+  async revalidate(): Promise<void> {
+    const byToken = new Map<string, LiveClient[]>();
+    for (const client of this.bySocket.values()) {
+      const list = byToken.get(client.token) ?? [];
+      list.push(client);
+      byToken.set(client.token, list);
+    }
+    for (const [token, clients] of byToken) {
+      try {
+        const actor = await this.deps.auth.authenticate(`Bearer ${token}`);
+        if (!actor || actor.accountId !== clients[0]!.actor.accountId) {
+          for (const client of clients) this.closeClient(client, LIVE_CLOSE.unauthenticated, 'Unauthenticated.');
+        } else if (!(await this.deps.tracking.mapEnabled(actor))) {
+          for (const client of clients) this.closeClient(client, LIVE_CLOSE.mapDisabled, 'map disabled');
+        }
+      } catch (error) {
+        this.deps.log.warn('live socket revalidation failed', { error: String(error) });
+      }
+    }
+  }
+
+  /** Pushes units whose last contact has just become 30 minutes old, so their markers turn offline. */
+  async sweepOffline(): Promise<void> {
+    const now = this.deps.clock.now();
+    const previous = this.lastSweep ?? now;
+    this.lastSweep = now;
+    if (this.byAccount.size === 0 || now <= previous) return;
+    try {
+      const unitIds = await this.deps.tracking.lastSeenBetween(
+        [...this.byAccount.keys()],
+        new Date(previous.getTime() - OFFLINE_AFTER_MS),
+        new Date(now.getTime() - OFFLINE_AFTER_MS),
+      );
+      this.markChanged(unitIds);
+    } catch (error) {
+      this.deps.log.warn('live offline sweep failed', { error: String(error) });
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import type { BleReading } from '../../gateway/types';
+import { z } from '../../lib/validation';
+
+/**
+ * Live map and route history: schemas, wire types and the status rule. Shared with the web app:
+ * no server-only imports here (the one import above is a type and disappears in the bundle).
+ */
+
+/** A unit that has not been in contact for this long is offline. */
+export const OFFLINE_AFTER_MS = 30 * 60 * 1000;
+/** Above this speed (km/h), with ignition not off, a unit is moving; otherwise parked. */
+export const MOVING_MIN_SPEED_KMH = 3;
+/** Spec §5/§9: the map shows history of the last 7 days (today and the six days before), one day at a time. */
+export const MAP_HISTORY_DAYS = 7;
+/** Live updates are gathered for this long and sent as one message per socket. */
+export const LIVE_BATCH_MS = 250;
+
+export const UNIT_STATUSES = ['moving', 'parked', 'offline'] as const;
+export type UnitStatus = (typeof UNIT_STATUSES)[number];
+
+/**
+ * offline: no contact for 30 min (or never); moving: speed above 3 km/h and ignition not off;
+ * parked otherwise. The web app uses the same function to age markers between messages.
+ */
+export function unitStatus(
+  state: { lastSeen: string | Date | null; speed: number | null; ignition: boolean | null },
+  now: Date | number,
+): UnitStatus {
+  if (state.lastSeen === null) return 'offline';
+  const nowMs = typeof now === 'number' ? now : now.getTime();
+  if (nowMs - new Date(state.lastSeen).getTime() > OFFLINE_AFTER_MS) return 'offline';
+  if ((state.speed ?? 0) > MOVING_MIN_SPEED_KMH && state.ignition !== false) return 'moving';
+  return 'parked';
+}
+
+/** A BLE sensor or beacon value as the unit last reported it (temperature, humidity, door magnet, battery…). */
+export type BleValue = BleReading;
+
+/**
+ * A unit's latest state, as `GET /api/tracking/units` lists it and every live message carries it.
+ * Each item is the whole state of the unit (not a diff): a client replaces what it holds.
+ */
+export interface LiveState {
+  /** Unit id. */
+  id: number;
+  /** WGS 84, 6 decimals: the last valid fix (null when the unit never had one). */
+  lat: number | null;
+  lon: number | null;
+  /** km/h, 1 decimal. */
+  speed: number | null;
+  /** Degrees clockwise from north, 0-359; null when unknown. */
+  course: number | null;
+  ignition: boolean | null;
+  /** Whether the newest record had a GNSS fix (false: lat/lon are from an earlier record). */
+  valid: boolean | null;
+  /** Fix time of the newest record (ISO, UTC). */
+  time: string | null;
+  /** Last contact of any kind (ISO, UTC). */
+  lastSeen: string | null;
+  status: UnitStatus;
+  /** Total odometer in metres as the tracker counts it. */
+  odometerM: number | null;
+  /** Volts, 2 decimals. */
+  externalVoltageV: number | null;
+  din1: boolean | null;
+  din2: boolean | null;
+  din3: boolean | null;
+  dout1: boolean | null;
+  dout2: boolean | null;
+  dout3: boolean | null;
+  /** BLE sensor and beacon values of the newest record; empty when none. */
+  ble: BleValue[];
+  /** Identified driver (iButton or beacon id) of the newest record. */
+  driverId: string | null;
+}
+
+/** A list item of `GET /api/tracking/units`: the live state plus what the side panel names and filters by. */
+export interface TrackedUnit extends LiveState {
+  name: string;
+  registrationNumber: string;
+  imei: string;
+  vehicleType: string;
+}
+
+export interface TrackedUnits {
+  /** Server time of the read: pass it as `since` when opening the live socket so nothing falls between. */
+  serverTime: string;
+  units: TrackedUnit[];
+}
+
+/** The columns of one history position, in order. */
+export const HISTORY_FIELDS = ['t', 'lat', 'lon', 'speed', 'course', 'ignition'] as const;
+/** [epoch ms, lat, lon, km/h, course or null, ignition 1/0 or null] */
+export type HistoryPoint = [number, number, number, number, number | null, 0 | 1 | null];
+
+export interface HistoryDay {
+  unitId: number;
+  /** The requested day, YYYY-MM-DD in `timeZone`. */
+  date: string;
+  timeZone: string;
+  /** The day's bounds in UTC: from inclusive, to exclusive (23 or 25 hours on DST change days). */
+  from: string;
+  to: string;
+  fields: typeof HISTORY_FIELDS;
+  /** Valid fixes of the day, oldest first. */
+  positions: HistoryPoint[];
+}
+
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar date written YYYY-MM-DD. */
+export function isCalendarDate(value: string): boolean {
+  if (!DATE_PATTERN.test(value)) return false;
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === value;
+}
+
+export const historyQuerySchema = z.object({
+  unitId: z.coerce.number().int().positive().max(2_147_483_647),
+  date: z.string().trim().min(1, { abort: true }).refine(isCalendarDate, 'tracking.history.dateFormat'),
+});
+export type HistoryQuery = z.output<typeof historyQuerySchema>;
+
+export const liveQuerySchema = z.object({
+  /** The bearer token, for browsers (which cannot set headers on a WebSocket); or send it as a subprotocol. */
+  token: z.string().min(1).max(4096).optional(),
+  /** Catch-up: first send every unit changed since this time. */
+  since: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** Server → client messages on `/api/tracking/live` (JSON text frames). */
+export type LiveMessage =
+  | { type: 'hello'; serverTime: string; batchMs: number; offlineAfterMs: number }
+  | { type: 'catchup'; serverTime: string; since: string; units: LiveState[] }
+  | { type: 'update'; serverTime: string; units: LiveState[] }
+  | { type: 'pong'; serverTime: string };
+
+/** Close codes besides the standard ones (1001: server going away). */
+export const LIVE_CLOSE = {
+  /** The token is no longer valid (logout, expiry, password reset): log in again. */
+  unauthenticated: 4401,
+  /** The real-time map was disabled for this user. */
+  mapDisabled: 4403,
+} as const;

@@ -1,0 +1,331 @@
+import type { Clock } from '../../lib/clock';
+import type { DatabaseHandle } from '../../lib/db/client';
+import { fieldError, forbidden } from '../../lib/http';
+import { findUserById } from '../accounts/users';
+import type { Actor } from '../accounts/users';
+import type { UnitService } from '../units/service';
+import {
+  type BleValue,
+  HISTORY_FIELDS,
+  type HistoryDay,
+  type HistoryPoint,
+  type LiveState,
+  MAP_HISTORY_DAYS,
+  type TrackedUnit,
+  type TrackedUnits,
+  unitStatus,
+} from './model';
+
+/** The zone used when neither the request nor the user names a valid one. */
+export const DEFAULT_TIME_ZONE = 'Europe/Stockholm';
+
+/** A stretch of time whose positions must not be shown (private trips, spec §5). */
+export interface HiddenInterval {
+  from: Date;
+  to: Date;
+}
+
+export interface TrackingServiceOptions {
+  /**
+   * The intervals of a unit's day that the map must leave out: private trips (spec §5). The trips
+   * module provides them once it detects trips; without a provider nothing is left out.
+   */
+  hiddenIntervals?: (unitId: number, from: Date, to: Date) => Promise<HiddenInterval[]>;
+}
+
+/** A unit's latest state together with the account it belongs to (for the live fan-out). */
+export type AccountState = LiveState & { accountId: number };
+
+interface StateRow extends Record<string, unknown> {
+  id: number;
+  account_id: number;
+  name: string;
+  registration_number: string;
+  imei: string;
+  vehicle_type: string;
+  time: Date | string | null;
+  last_seen: Date | string | null;
+  speed_kmh: number | null;
+  course: number | null;
+  valid: boolean | null;
+  ignition: boolean | null;
+  odometer_m: number | null;
+  lat: number | null;
+  lon: number | null;
+  external_voltage: number | null;
+  din1: boolean | null;
+  din2: boolean | null;
+  din3: boolean | null;
+  dout1: boolean | null;
+  dout2: boolean | null;
+  dout3: boolean | null;
+  driver_id: string | null;
+  ble: unknown;
+}
+
+const flag = (key: string) => `(s.normalized -> '${key}') = 'true'::jsonb AS ${key}`;
+
+/**
+ * Units joined with their latest state, one row each, every value the map shows extracted in SQL so
+ * that 20,000 rows cost one query and no JSON blobs travel. When the newest record had no fix, the
+ * position is the unit's last valid fix (an index probe, only for those units).
+ * Reads the units table for names and the account: a deliberate read-only join, so that the map of a
+ * large fleet is one query rather than one per module.
+ */
+const STATE_SELECT = `
+  SELECT u.id, u.account_id, u.name, u.registration_number, u.imei, u.vehicle_type,
+         s.time, s.last_seen, s.speed_kmh, s.course, s.valid, s.ignition, s.odometer_m,
+         ST_Y(pos.geom) AS lat, ST_X(pos.geom) AS lon,
+         CASE WHEN jsonb_typeof(s.normalized -> 'externalVoltageV') = 'number'
+              THEN (s.normalized ->> 'externalVoltageV')::float8 END AS external_voltage,
+         ${['din1', 'din2', 'din3', 'dout1', 'dout2', 'dout3'].map(flag).join(', ')},
+         CASE WHEN jsonb_typeof(s.normalized -> 'driverId') = 'string' THEN s.normalized ->> 'driverId' END AS driver_id,
+         CASE WHEN jsonb_typeof(s.normalized -> 'ble') = 'array' THEN s.normalized -> 'ble' END AS ble
+  FROM units u
+  LEFT JOIN unit_state s ON s.unit_id = u.id
+  CROSS JOIN LATERAL (
+    SELECT CASE WHEN s.valid IS NOT FALSE THEN s.geom ELSE (
+      SELECT p.geom FROM positions p
+      WHERE p.unit_id = s.unit_id AND p.flags = 0 AND p.time <= s.time
+      ORDER BY p.time DESC LIMIT 1
+    ) END AS geom
+  ) pos`;
+
+const round = (value: number | null, decimals: number): number | null => {
+  if (value === null || value === undefined || !Number.isFinite(Number(value))) return null;
+  const factor = 10 ** decimals;
+  return Math.round(Number(value) * factor) / factor;
+};
+const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
+
+function toLiveState(row: StateRow, now: Date): LiveState {
+  const speed = round(row.speed_kmh, 1);
+  const lastSeen = iso(row.last_seen);
+  const ble = typeof row.ble === 'string' ? (JSON.parse(row.ble) as unknown) : row.ble;
+  return {
+    id: row.id,
+    lat: round(row.lat, 6),
+    lon: round(row.lon, 6),
+    speed,
+    course: row.course === null ? null : Math.round(Number(row.course)) % 360,
+    ignition: row.ignition,
+    valid: row.valid,
+    time: iso(row.time),
+    lastSeen,
+    status: unitStatus({ lastSeen, speed, ignition: row.ignition }, now),
+    odometerM: round(row.odometer_m, 0),
+    externalVoltageV: round(row.external_voltage, 2),
+    din1: row.din1,
+    din2: row.din2,
+    din3: row.din3,
+    dout1: row.dout1,
+    dout2: row.dout2,
+    dout3: row.dout3,
+    ble: Array.isArray(ble) ? (ble as BleValue[]) : [],
+    driverId: row.driver_id,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time zones: a day in the user's zone as UTC bounds.
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
+export function isTimeZone(value: string | null | undefined): value is string {
+  if (!value || value.length > 64) return false;
+  try {
+    formatter(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The wall-clock fields of an instant in a zone. */
+function wallClock(instant: number, timeZone: string) {
+  const parts: Record<string, number> = {};
+  for (const part of formatter(timeZone).formatToParts(new Date(instant))) {
+    if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  }
+  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!, second: parts.second! };
+}
+
+/** The calendar date (YYYY-MM-DD) of an instant in a zone. */
+export function localDate(instant: Date, timeZone: string): string {
+  const { year, month, day } = wallClock(instant.getTime(), timeZone);
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+function offsetMs(instant: number, timeZone: string): number {
+  const w = wallClock(instant, timeZone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(instant / 1000) * 1000;
+}
+
+/** The instant a calendar day starts in a zone (midnight local; DST-safe). */
+export function startOfDay(date: string, timeZone: string): Date {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const asUtc = Date.UTC(year, month - 1, day);
+  let instant = asUtc - offsetMs(asUtc, timeZone);
+  instant = asUtc - offsetMs(instant, timeZone);
+  return new Date(instant);
+}
+
+function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The zone of a request: the client's X-Timezone header when valid, else the user's setting. */
+export function requestTimeZone(header: string | null | undefined, actor: Actor): string {
+  if (isTimeZone(header?.trim())) return header!.trim();
+  return isTimeZone(actor.timezone) ? actor.timezone : DEFAULT_TIME_ZONE;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The map's reads: each unit's latest state, a unit's day of positions, and the look-ups behind the
+ * live socket. Every read is scoped by the caller's account.
+ */
+export function createTrackingService(
+  deps: { database: DatabaseHandle; clock: Clock; units: UnitService },
+  options: TrackingServiceOptions = {},
+) {
+  const { database, clock, units } = deps;
+
+  async function states(where: string, params: unknown[], orderBy = ''): Promise<StateRow[]> {
+    return database.query<StateRow>(`${STATE_SELECT} WHERE ${where} ${orderBy}`, params);
+  }
+
+  /** Spec §1: the real-time map is a module that may be disabled per user (the RealTimeMap flag). */
+  async function mapEnabled(actor: Actor): Promise<boolean> {
+    const found = await findUserById(database.db, actor.userId);
+    return found?.user.realtimeMap === true;
+  }
+
+  return {
+    mapEnabled,
+
+    /** The map's data follows the map: 403 when it is disabled for the caller. */
+    async assertMapEnabled(actor: Actor): Promise<void> {
+      if (!(await mapEnabled(actor))) throw forbidden('tracking.mapDisabled');
+    },
+
+    /** Every unit of the caller's account with its latest state, by name. One query however many units. */
+    async listUnits(actor: Actor): Promise<TrackedUnits> {
+      const now = clock.now();
+      const rows = await states('u.account_id = $1', [actor.accountId], 'ORDER BY u.name, u.id');
+      return {
+        serverTime: now.toISOString(),
+        units: rows.map(
+          (row): TrackedUnit => ({
+            ...toLiveState(row, now),
+            name: row.name,
+            registrationNumber: row.registration_number,
+            imei: row.imei,
+            vehicleType: row.vehicle_type,
+          }),
+        ),
+      };
+    },
+
+    /** The latest state of the given units, each with its account (the live fan-out groups by it). */
+    async liveStates(unitIds: number[]): Promise<AccountState[]> {
+      if (unitIds.length === 0) return [];
+      const now = clock.now();
+      const rows = await states('s.unit_id = ANY($1::int[])', [unitIds]);
+      return rows.map((row) => ({ ...toLiveState(row, now), accountId: row.account_id }));
+    },
+
+    /** Units of an account whose state changed (any contact) after `since`: the socket's catch-up. */
+    async changedSince(accountId: number, since: Date): Promise<LiveState[]> {
+      const now = clock.now();
+      const rows = await states('u.account_id = $1 AND s.last_seen > $2::timestamptz', [accountId, since.toISOString()], 'ORDER BY u.id');
+      return rows.map((row) => toLiveState(row, now));
+    },
+
+    /** unitId → accountId for the live index; units that no longer exist are absent. */
+    async accountsOf(unitIds: number[]): Promise<Map<number, number>> {
+      if (unitIds.length === 0) return new Map();
+      const rows = await database.query<{ id: number; account_id: number }>('SELECT id, account_id FROM units WHERE id = ANY($1::int[])', [
+        unitIds,
+      ]);
+      return new Map(rows.map((row) => [row.id, row.account_id]));
+    },
+
+    /** Units of these accounts whose last contact fell in (from, to]: they turn offline as `to` passes 30 min. */
+    async lastSeenBetween(accountIds: number[], from: Date, to: Date): Promise<number[]> {
+      if (accountIds.length === 0) return [];
+      const rows = await database.query<{ id: number }>(
+        `SELECT s.unit_id AS id FROM unit_state s JOIN units u ON u.id = s.unit_id
+         WHERE u.account_id = ANY($1::int[]) AND s.last_seen > $2::timestamptz AND s.last_seen <= $3::timestamptz`,
+        [accountIds, from.toISOString(), to.toISOString()],
+      );
+      return rows.map((row) => row.id);
+    },
+
+    /**
+     * A unit's positions of one day in the caller's time zone (spec §5: within the last 7 days, one day
+     * at a time), valid fixes only, as compact rows. Another account's unit is a 404.
+     */
+    async history(actor: Actor, query: { unitId: number; date: string }, timeZone: string): Promise<HistoryDay> {
+      await units.get(actor, query.unitId);
+      const today = localDate(clock.now(), timeZone);
+      const age = (Date.parse(`${today}T00:00:00Z`) - Date.parse(`${query.date}T00:00:00Z`)) / 86_400_000;
+      if (age < 0 || age >= MAP_HISTORY_DAYS) {
+        throw fieldError('date', 'tracking.history.dateOutOfRange', { days: MAP_HISTORY_DAYS });
+      }
+      const from = startOfDay(query.date, timeZone);
+      const to = startOfDay(addDays(query.date, 1), timeZone);
+      const rows = await database.query<{ t: number; lat: number; lon: number; speed: number; course: number | null; ignition: boolean | null }>(
+        `SELECT (extract(epoch FROM time) * 1000)::float8 AS t, ST_Y(geom) AS lat, ST_X(geom) AS lon,
+                speed_kmh AS speed, course, ignition
+         FROM positions
+         WHERE unit_id = $1 AND time >= $2::timestamptz AND time < $3::timestamptz AND flags = 0
+         ORDER BY time`,
+        [query.unitId, from.toISOString(), to.toISOString()],
+      );
+      const hidden = options.hiddenIntervals ? await options.hiddenIntervals(query.unitId, from, to) : [];
+      const positions: HistoryPoint[] = [];
+      for (const row of rows) {
+        const t = Math.round(Number(row.t));
+        if (hidden.some((interval) => t >= interval.from.getTime() && t <= interval.to.getTime())) continue;
+        positions.push([
+          t,
+          round(row.lat, 6)!,
+          round(row.lon, 6)!,
+          round(row.speed, 1) ?? 0,
+          row.course === null ? null : Math.round(Number(row.course)) % 360,
+          row.ignition === null ? null : row.ignition ? 1 : 0,
+        ]);
+      }
+      return {
+        unitId: query.unitId,
+        date: query.date,
+        timeZone,
+        from: from.toISOString(),
+        to: to.toISOString(),
+        fields: HISTORY_FIELDS,
+        positions,
+      };
+    },
+  };
+}
+
+export type TrackingService = ReturnType<typeof createTrackingService>;

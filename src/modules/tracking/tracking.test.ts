@@ -1,0 +1,297 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
+import { createTestApp, type TestApp } from '../../../tests/support/app';
+import type { DecodedRecord, NormalizedIo } from '../../gateway/types';
+import type { DatabaseHandle } from '../../lib/db/client';
+import { IngestWriter } from './ingest';
+import { type HistoryDay, isCalendarDate, type TrackedUnit, type TrackedUnits, unitStatus } from './model';
+import { createTrackingService, localDate, startOfDay } from './service';
+
+let app: TestApp;
+let writer: IngestWriter;
+let imeiSequence = 0;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  // Records carry real fix times (the ingest flags fixes ahead of the real clock); the rules follow the same time.
+  app.clock.set(new Date());
+  writer = new IngestWriter(app.database, app.platform.events, app.platform.log);
+}, 60_000);
+afterAll(async () => {
+  await app?.close();
+});
+
+async function addUnit(accountId: number, name: string, extra: { registrationNumber?: string } = {}): Promise<number> {
+  imeiSequence += 1;
+  const imei = `3563070425${String(imeiSequence).padStart(5, '0')}`;
+  const [row] = await app.database.rows<{ id: number }>(sql`
+    insert into units (account_id, imei, name, registration_number) values (${accountId}, ${imei}, ${name}, ${extra.registrationNumber ?? ''})
+    returning id`);
+  return row!.id;
+}
+
+function record(time: Date, overrides: Partial<DecodedRecord> & { normalized?: NormalizedIo } = {}): DecodedRecord {
+  return {
+    protocol: 'teltonika',
+    deviceId: 'x',
+    time,
+    latitude: 59.32931234,
+    longitude: 18.06861789,
+    altitude: 20,
+    speedKmh: 50,
+    course: 90,
+    satellites: 9,
+    valid: true,
+    priority: 0,
+    eventId: 0,
+    io: {},
+    normalized: { ignition: true },
+    ...overrides,
+  };
+}
+
+async function ingest(unitId: number, records: DecodedRecord[], receivedAt = new Date()) {
+  await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records, receivedAt });
+}
+
+const ago = (ms: number) => new Date(app.clock.now().getTime() - ms);
+
+describe('GET /api/tracking/units', () => {
+  test("lists every unit of the caller's account with its latest state, by name", async () => {
+    const a = await app.createAccount();
+    const b = await app.createAccount();
+    const van = await addUnit(a.accountId, 'Van', { registrationNumber: 'ABC123' });
+    const boat = await addUnit(a.accountId, 'Boat');
+    const parked = await addUnit(a.accountId, 'Parked car');
+    const old = await addUnit(a.accountId, 'Old tractor');
+    const foreign = await addUnit(b.accountId, 'Other company car');
+    await ingest(van, [
+      record(ago(20_000), { latitude: 59.1, speedKmh: 10 }),
+      record(ago(10_000), {
+        course: 271.6,
+        normalized: {
+          ignition: true,
+          odometerM: 123456.7,
+          externalVoltageV: 12.3456,
+          din1: true,
+          din2: false,
+          dout1: true,
+          driverId: '01A2B3C4D5E6',
+          ble: [{ mac: '7CD9F4112233', temperatureC: 4.5, humidityPct: 40 }],
+        },
+      }),
+    ]);
+    await ingest(parked, [record(ago(60_000), { speedKmh: 2, normalized: { ignition: false } })]);
+    await ingest(old, [record(ago(40 * 60_000), { speedKmh: 70 })], ago(31 * 60_000));
+    await ingest(foreign, [record(ago(5_000))]);
+
+    const result = await app.call<TrackedUnits>('GET', '/api/tracking/units', { token: await app.login(a) });
+    expect(result.status).toBe(200);
+    const { serverTime, units } = result.body.data!;
+    expect(serverTime).toBe(app.clock.now().toISOString());
+    expect(units.map((unit) => unit.name)).toEqual(['Boat', 'Old tractor', 'Parked car', 'Van']);
+    expect(units.find((unit) => unit.id === van)).toEqual({
+      id: van,
+      name: 'Van',
+      registrationNumber: 'ABC123',
+      imei: expect.stringMatching(/^\d{15}$/),
+      vehicleType: 'passenger_car',
+      lat: 59.329312,
+      lon: 18.068618,
+      speed: 50,
+      course: 272,
+      ignition: true,
+      valid: true,
+      time: ago(10_000).toISOString(),
+      lastSeen: expect.any(String),
+      status: 'moving',
+      odometerM: 123457,
+      externalVoltageV: 12.35,
+      din1: true,
+      din2: false,
+      din3: null,
+      dout1: true,
+      dout2: null,
+      dout3: null,
+      ble: [{ mac: '7CD9F4112233', temperatureC: 4.5, humidityPct: 40 }],
+      driverId: '01A2B3C4D5E6',
+    } satisfies TrackedUnit);
+    expect(units.find((unit) => unit.id === parked)!.status).toBe('parked');
+    expect(units.find((unit) => unit.id === old)!.status).toBe('offline');
+    // A unit that never reported: offline, no position.
+    expect(units.find((unit) => unit.id === boat)).toMatchObject({ lat: null, lon: null, speed: null, lastSeen: null, status: 'offline', ble: [] });
+    expect(JSON.stringify(result.body)).not.toContain('Other company car');
+  });
+
+  test('a unit whose newest record has no fix stays at its last valid position', async () => {
+    const a = await app.createAccount();
+    const unit = await addUnit(a.accountId, 'Garage van');
+    await ingest(unit, [record(ago(30_000), { latitude: 57.7, longitude: 11.97 }), record(ago(10_000), { latitude: 0, longitude: 0, valid: false })]);
+    const { units } = (await app.call<TrackedUnits>('GET', '/api/tracking/units', { token: await app.login(a) })).body.data!;
+    expect(units[0]).toMatchObject({ lat: 57.7, lon: 11.97, valid: false, time: ago(10_000).toISOString() });
+  });
+
+  test('is one query however many units, and answers 20,000 units', async () => {
+    const a = await app.createAccount();
+    await app.database.rows(sql`
+      insert into units (account_id, imei, name)
+      select ${a.accountId}, (356307050000000 + g)::text, 'Fleet ' || lpad(g::text, 5, '0') from generate_series(1, 20000) g`);
+    await app.database.rows(sql`
+      insert into unit_state (unit_id, time, geom, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen)
+      select u.id, now() - interval '1 minute', ST_SetSRID(ST_MakePoint(18 + random(), 59 + random()), 4326), 40, 180, true, true, 1000,
+             '{"externalVoltageV": 12.8, "din1": true, "ble": [{"temperatureC": 5}]}'::jsonb, now() - interval '1 minute'
+      from units u where u.account_id = ${a.accountId}`);
+    let queries = 0;
+    const counting: DatabaseHandle = {
+      ...app.database,
+      query: (text, params) => {
+        queries += 1;
+        return app.database.query(text, params);
+      },
+    };
+    const tracking = createTrackingService({ database: counting, clock: app.clock, units: app.services.units });
+    const actor = { accountId: a.accountId } as Parameters<typeof tracking.listUnits>[0];
+    const direct = await tracking.listUnits(actor);
+    expect(queries).toBe(1);
+    expect(direct.units).toHaveLength(20_000);
+
+    const token = await app.login(a);
+    const started = performance.now();
+    const result = await app.call<TrackedUnits>('GET', '/api/tracking/units', { token });
+    const elapsed = performance.now() - started;
+    expect(result.body.data!.units).toHaveLength(20_000);
+    expect(result.body.data!.units[0]).toMatchObject({ name: 'Fleet 00001', status: 'moving', externalVoltageV: 12.8, din1: true });
+    // A sanity bound, not a benchmark: the figure is printed for the record.
+    console.info(`GET /api/tracking/units, 20,000 units on ${app.database.kind}: ${elapsed.toFixed(0)} ms`);
+    expect(elapsed).toBeLessThan(10_000);
+  }, 120_000);
+
+  test('401 without a token, 403 when the map is disabled for the user', async () => {
+    expect((await app.call('GET', '/api/tracking/units')).status).toBe(401);
+    const a = await app.createAccount();
+    await app.database.rows(sql`update users set realtime_map = false where id = ${a.userId}`);
+    const result = await app.call('GET', '/api/tracking/units', { token: await app.login(a) });
+    expect(result.status).toBe(403);
+    expect(result.body.errors).toBe('The real-time map is not enabled for your user.');
+  });
+});
+
+describe('GET /api/tracking/history', () => {
+  const zone = 'Europe/Stockholm';
+  let account: Awaited<ReturnType<TestApp['createAccount']>>;
+  let token: string;
+  let unit: number;
+  /** Two days ago in Stockholm: every record of that day lies in the past. */
+  let day: string;
+
+  beforeAll(async () => {
+    account = await app.createAccount();
+    token = await app.login(account);
+    unit = await addUnit(account.accountId, 'History van');
+    const today = localDate(app.clock.now(), zone);
+    day = new Date(Date.parse(`${today}T00:00:00Z`) - 2 * 86_400_000).toISOString().slice(0, 10);
+    const start = startOfDay(day, zone).getTime();
+    const next = startOfDay(new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10), zone).getTime();
+    await ingest(unit, [
+      record(new Date(start - 1000), { latitude: 58 }), // the evening before
+      record(new Date(start), { latitude: 59.1, speedKmh: 0, course: null, normalized: { ignition: false } }),
+      record(new Date(start + 3_600_000), { latitude: 59.2, speedKmh: 42.26, course: 359.7 }),
+      record(new Date(start + 3_610_000), { latitude: 0, longitude: 0, valid: false }), // no fix: not drawn
+      record(new Date(start + 7_200_000), { latitude: 59.3, longitude: 18.1234567, normalized: {} }),
+      record(new Date(next), { latitude: 60 }), // the next day's first second
+    ]);
+  });
+
+  const history = (query: string, headers: Record<string, string> = { 'x-timezone': zone }, as = token) =>
+    app.call<HistoryDay>('GET', `/api/tracking/history?${query}`, { token: as, headers });
+
+  test("returns the day's valid fixes in the caller's time zone as compact rows", async () => {
+    const result = await history(`unitId=${unit}&date=${day}`);
+    expect(result.status).toBe(200);
+    const start = startOfDay(day, zone).getTime();
+    expect(result.body.data).toEqual({
+      unitId: unit,
+      date: day,
+      timeZone: zone,
+      from: new Date(start).toISOString(),
+      to: expect.any(String),
+      fields: ['t', 'lat', 'lon', 'speed', 'course', 'ignition'],
+      positions: [
+        [start, 59.1, 18.068618, 0, null, 0],
+        [start + 3_600_000, 59.2, 18.068618, 42.3, 0, 1],
+        [start + 7_200_000, 59.3, 18.123457, 50, 90, null],
+      ],
+    });
+  });
+
+  test("without X-Timezone the user's own zone applies", async () => {
+    await app.database.rows(sql`update users set timezone = 'Europe/London' where id = ${account.userId}`);
+    const london = await app.login(account);
+    const result = await history(`unitId=${unit}&date=${day}`, {}, london);
+    expect(result.body.data!.timeZone).toBe('Europe/London');
+    expect(result.body.data!.from).toBe(startOfDay(day, 'Europe/London').toISOString());
+    // Stockholm midnight is 23:00 the evening before in London: that record now belongs to the previous day.
+    expect(result.body.data!.positions.map((p) => p[1])).toEqual([59.2, 59.3, 60]);
+    // A header that names no zone falls back to the user's as well.
+    expect((await history(`unitId=${unit}&date=${day}`, { 'x-timezone': 'Mars/Olympus' }, london)).body.data!.timeZone).toBe('Europe/London');
+  });
+
+  test('only the last 7 days (today and the six before), one day at a time: 422 with a translated message', async () => {
+    const today = localDate(app.clock.now(), zone);
+    const shift = (days: number) => new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+    expect((await history(`unitId=${unit}&date=${today}`)).status).toBe(200);
+    expect((await history(`unitId=${unit}&date=${shift(-6)}`)).status).toBe(200);
+    for (const date of [shift(-7), shift(-400), shift(1)]) {
+      const result = await history(`unitId=${unit}&date=${date}`);
+      expect({ date, status: result.status }).toEqual({ date, status: 422 });
+      expect(result.body.errors).toEqual({ date: ['Choose a day within the last 7 days.'] });
+    }
+    const swedish = await history(`unitId=${unit}&date=${shift(-8)}`, { 'x-timezone': zone, 'x-lang': 'sv' });
+    expect(swedish.body.errors).toEqual({ date: ['Välj en dag inom de senaste 7 dagarna.'] });
+  });
+
+  test('malformed input is a 422 per field', async () => {
+    const badDate = await history(`unitId=${unit}&date=2026-02-30`);
+    expect(badDate.status).toBe(422);
+    expect(badDate.body.errors).toEqual({ date: ['Enter the date as YYYY-MM-DD.'] });
+    const missing = await history('');
+    expect(missing.status).toBe(422);
+    expect(Object.keys(missing.body.errors as object).sort()).toEqual(['date', 'unitId']);
+    expect((await history(`unitId=abc&date=${day}`)).status).toBe(422);
+  });
+
+  test("another account's unit, or one that does not exist, is a 404 with no data", async () => {
+    const other = await app.createAccount();
+    const otherToken = await app.login(other);
+    for (const id of [unit, 2_000_000_000]) {
+      const result = await history(`unitId=${id}&date=${day}`, { 'x-timezone': zone }, otherToken);
+      expect(result.status).toBe(404);
+      expect(result.body.data).toBeNull();
+    }
+    expect((await app.call('GET', `/api/tracking/history?unitId=${unit}&date=${day}`)).status).toBe(401);
+  });
+});
+
+describe('time and status rules', () => {
+  test('a day in a zone, across daylight-saving changes', () => {
+    expect(startOfDay('2026-03-29', 'Europe/Stockholm').toISOString()).toBe('2026-03-28T23:00:00.000Z');
+    expect(startOfDay('2026-03-30', 'Europe/Stockholm').toISOString()).toBe('2026-03-29T22:00:00.000Z');
+    expect(startOfDay('2026-10-25', 'Europe/Oslo').toISOString()).toBe('2026-10-24T22:00:00.000Z');
+    expect(startOfDay('2026-10-26', 'Europe/Oslo').toISOString()).toBe('2026-10-25T23:00:00.000Z');
+    expect(startOfDay('2026-06-01', 'Europe/London').toISOString()).toBe('2026-05-31T23:00:00.000Z');
+    expect(localDate(new Date('2026-03-28T23:30:00Z'), 'Europe/Stockholm')).toBe('2026-03-29');
+    expect(localDate(new Date('2026-03-28T23:30:00Z'), 'Europe/London')).toBe('2026-03-28');
+    expect(isCalendarDate('2026-02-29')).toBe(false);
+    expect(isCalendarDate('2028-02-29')).toBe(true);
+  });
+
+  test('moving, parked, offline', () => {
+    const now = Date.parse('2026-03-02T12:00:00Z');
+    const seen = new Date(now - 60_000);
+    expect(unitStatus({ lastSeen: seen, speed: 3.1, ignition: null }, now)).toBe('moving');
+    expect(unitStatus({ lastSeen: seen, speed: 3.1, ignition: false }, now)).toBe('parked');
+    expect(unitStatus({ lastSeen: seen, speed: 3, ignition: true }, now)).toBe('parked');
+    expect(unitStatus({ lastSeen: new Date(now - 30 * 60_000 - 1), speed: 50, ignition: true }, now)).toBe('offline');
+    expect(unitStatus({ lastSeen: null, speed: null, ignition: null }, now)).toBe('offline');
+  });
+});

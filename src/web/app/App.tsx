@@ -1,0 +1,39 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { I18nextProvider } from 'react-i18next';
+import { BrowserRouter } from 'react-router';
+import { BrandProvider } from '../brands/BrandProvider';
+import { DialogProvider } from '../components/Dialogs';
+import { ErrorBoundary } from '../components/ErrorBoundary';
+import { isApiError } from '../lib/api';
+import type { initI18n } from '../lib/i18n';
+import { AppRoutes } from './routes';
+
+export function createQueryClient() {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        refetchOnWindowFocus: false,
+        // A 4xx will not get better by asking again.
+        retry: (failures, error) => failures < 2 && !(isApiError(error) && error.status >= 400 && error.status < 500),
+      },
+    },
+  });
+}
+
+export function App({ i18n, queryClient }: { i18n: ReturnType<typeof initI18n>; queryClient: QueryClient }) {
+  return (
+    <ErrorBoundary>
+      <I18nextProvider i18n={i18n}>
+        <QueryClientProvider client={queryClient}>
+          <BrowserRouter>
+            <BrandProvider>
+              <DialogProvider>
+                <AppRoutes />
+              </DialogProvider>
+            </BrandProvider>
+          </BrowserRouter>
+        </QueryClientProvider>
+      </I18nextProvider>
+    </ErrorBoundary>
+  );
+}

@@ -1,0 +1,251 @@
+import { useQuery } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useState } from 'react';
+import { Button } from 'react-aria-components';
+import { useTranslation } from 'react-i18next';
+import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { type Brand, BrandLogo, useBrand } from '../brands/BrandProvider';
+import { useDialogs } from '../components/Dialogs';
+import { type IconName, Icon } from '../components/Icons';
+import { LanguagePicker } from '../components/LanguagePicker';
+import { ChangePasswordDialog } from '../features/auth/ChangePasswordDialog';
+import { api, errorText } from '../lib/api';
+import { currentLanguage } from '../lib/i18n';
+import { clearSession, landingPath, type Session, type SessionUser, updateSessionUser, useSession } from '../lib/session';
+import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
+
+interface NavEntry {
+  to: string;
+  label: string;
+  icon: IconName;
+  /** Extra paths that highlight this entry (spec: Unit also on /user/edit-terminal). */
+  alsoActiveOn?: string[];
+}
+
+/** Spec §2: the sidebar entries and their visibility rules. */
+function useNavEntries(session: Session): { user: NavEntry[]; admin: NavEntry[] } {
+  const { t } = useTranslation();
+  const carSchedule = useCarScheduleEnabled();
+  const safeHome = useSafeReturnHomeEnabled();
+  const alertNumbers = useAlertNumbersAllowed();
+  const { user } = session;
+  const basicOnly = user.userHasOnlyBasSubscription;
+  const entries: NavEntry[] = [];
+  if (user.RealTimeMap) entries.push({ to: '/user/realtime-tracking', label: t('nav.map'), icon: 'map' });
+  entries.push({ to: '/user/create-triplog', label: basicOnly ? t('nav.log') : t('nav.triplog'), icon: 'log' });
+  entries.push({ to: '/user/geofences', label: t('nav.geofences'), icon: 'fence' });
+  if (!basicOnly) entries.push({ to: '/user/places', label: t('nav.places'), icon: 'place' });
+  entries.push({ to: '/user/edit-terminal-list', label: t('nav.unit'), icon: 'unit', alsoActiveOn: ['/user/edit-terminal'] });
+  if (!basicOnly && carSchedule.data === true) entries.push({ to: '/user/car-schedule', label: t('nav.carSchedule'), icon: 'calendar' });
+  const admin: NavEntry[] = [];
+  if (user.IsAdmin) {
+    admin.push({ to: '/administration/user-accounts', label: t('nav.userAccounts'), icon: 'users' });
+    if (!basicOnly && safeHome.data === true) {
+      admin.push({ to: '/administration/safe-return-home', label: t('nav.safeReturnHome'), icon: 'home' });
+    }
+    admin.push({ to: '/administration/configure-alarm-receiver', label: t('nav.alarmReceivers'), icon: 'bell' });
+    admin.push({ to: '/administration/add-terminal', label: t('nav.addUnit'), icon: 'plus' });
+  }
+  if (alertNumbers) admin.push({ to: '/administration/configure-alert-numbers', label: t('nav.alertNumbers'), icon: 'phone' });
+  return { user: entries, admin };
+}
+
+function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  return ((parts[0]?.[0] ?? '') + (parts.length > 1 ? (parts[parts.length - 1]?.[0] ?? '') : '')).toUpperCase() || '?';
+}
+
+function NavItem({ entry, onNavigate }: { entry: NavEntry; onNavigate: () => void }) {
+  const location = useLocation();
+  const extraActive = entry.alsoActiveOn?.some((path) => location.pathname === path || location.pathname.startsWith(`${path}/`));
+  return (
+    <li>
+      <NavLink
+        to={entry.to}
+        onClick={onNavigate}
+        className={({ isActive }) => `nav-link${isActive || extraActive ? ' active' : ''}`}
+        aria-current={extraActive ? 'page' : undefined}
+      >
+        <Icon name={entry.icon} />
+        <span>{entry.label}</span>
+      </NavLink>
+    </li>
+  );
+}
+
+function Sidebar({ session, brand, open, onNavigate }: { session: Session; brand: Brand; open: boolean; onNavigate: () => void }) {
+  const { t } = useTranslation();
+  const [changingPassword, setChangingPassword] = useState(false);
+  const entries = useNavEntries(session);
+  return (
+    <aside id="sidebar" className={`sidebar${open ? ' open' : ''}`} aria-label={t('nav.sidebar')}>
+      <div className="sidebar-logo">
+        <BrandLogo brand={brand} onDark />
+      </div>
+      <div className="sidebar-user">
+        <span className="avatar" style={{ backgroundColor: session.avatarColor }} aria-hidden="true" data-testid="avatar">
+          {initials(session.user.FullName)}
+        </span>
+        <span className="sidebar-user-name" data-testid="user-name">
+          {session.user.FullName}
+        </span>
+        <Button className="icon-button sidebar-lock" aria-label={t('changePassword.open')} onPress={() => setChangingPassword(true)}>
+          <Icon name="lock" />
+        </Button>
+      </div>
+      <nav aria-label={t('nav.main')}>
+        <ul className="nav-list">
+          {entries.user.map((entry) => (
+            <NavItem key={entry.to} entry={entry} onNavigate={onNavigate} />
+          ))}
+        </ul>
+        {entries.admin.length > 0 && (
+          <>
+            <h2 className="nav-heading">{t('nav.administration')}</h2>
+            <ul className="nav-list">
+              {entries.admin.map((entry) => (
+                <NavItem key={entry.to} entry={entry} onNavigate={onNavigate} />
+              ))}
+            </ul>
+          </>
+        )}
+      </nav>
+      <ChangePasswordDialog user={session.user} isOpen={changingPassword} onClose={() => setChangingPassword(false)} />
+    </aside>
+  );
+}
+
+const CLOSED_ANNOUNCEMENT_KEY = 'fleet.announcement.closed';
+
+function Announcement({ brand }: { brand: Brand }) {
+  const { t, i18n } = useTranslation();
+  const [closed, setClosed] = useState(() => sessionStorage.getItem(CLOSED_ANNOUNCEMENT_KEY));
+  const query = useQuery({
+    queryKey: ['announcement', brand.subsiteId, i18n.language],
+    queryFn: () => api.post<{ id: number; text: string } | null>('/api/announcement', { lang: currentLanguage(), subsiteID: brand.subsiteId }),
+    staleTime: 5 * 60 * 1000,
+  });
+  const announcement = query.data;
+  if (!announcement || closed === String(announcement.id)) return null;
+  return (
+    <section className="announcement" aria-label={t('header.announcement')}>
+      <p>{announcement.text}</p>
+      <button
+        type="button"
+        className="banner-close"
+        aria-label={t('header.closeAnnouncement')}
+        onClick={() => {
+          sessionStorage.setItem(CLOSED_ANNOUNCEMENT_KEY, String(announcement.id));
+          setClosed(String(announcement.id));
+        }}
+      >
+        <span aria-hidden="true">×</span>
+      </button>
+    </section>
+  );
+}
+
+function Header({ session, brand, sidebarOpen, onToggle }: { session: Session; brand: Brand; sidebarOpen: boolean; onToggle: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const dialogs = useDialogs();
+  const [busy, setBusy] = useState(false);
+
+  async function logout() {
+    setBusy(true);
+    try {
+      await api.post('/api/logout');
+      clearSession();
+      navigate('/', { replace: true });
+    } catch (error) {
+      setBusy(false);
+      await dialogs.showError(errorText(error));
+    }
+  }
+
+  return (
+    <header className="header">
+      <Button className="icon-button menu-toggle" aria-label={t('header.menu')} aria-expanded={sidebarOpen} aria-controls="sidebar" onPress={onToggle}>
+        <Icon name="menu" />
+      </Button>
+      <Link to={landingPath(session.user)} className="header-title">
+        {brand.name}
+      </Link>
+      <div className="header-actions">
+        {brand.supportEmail && (
+          <a className="header-support" href={`mailto:${brand.supportEmail}`} data-testid="support-link">
+            <Icon name="mail" />
+            <span className="hide-narrow">{t('header.support')}</span>
+            <span className="visually-hidden show-narrow-sr">{t('header.support')}</span>
+          </a>
+        )}
+        <LanguagePicker />
+        <Button className="btn btn-header" onPress={() => void logout()} isDisabled={busy}>
+          <Icon name="logout" />
+          <span>{t('header.logout')}</span>
+        </Button>
+      </div>
+    </header>
+  );
+}
+
+const NARROW = '(max-width: 900px)';
+
+/** Spec §2: with a signed-in user, sidebar, header (with announcement) and content, then the footer. */
+export function Shell({ children }: { children?: ReactNode }) {
+  const session = useSession();
+  const brand = useBrand();
+  const { t } = useTranslation();
+  const location = useLocation();
+  const [narrow, setNarrow] = useState(() => window.matchMedia(NARROW).matches);
+  const [open, setOpen] = useState(() => !window.matchMedia(NARROW).matches);
+
+  useEffect(() => {
+    const media = window.matchMedia(NARROW);
+    const update = () => {
+      setNarrow(media.matches);
+      setOpen(!media.matches);
+    };
+    media.addEventListener('change', update);
+    return () => media.removeEventListener('change', update);
+  }, []);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: moving to another page closes the phone drawer
+  useEffect(() => {
+    if (narrow) setOpen(false);
+  }, [location.pathname]);
+
+  // The stored user is refreshed from the server once per visit (flags such as the map module may change);
+  // an expired token answers `Unauthenticated.`, which ends the session.
+  const me = useQuery({
+    queryKey: ['me', session?.user.ID],
+    queryFn: () => api.get<{ user: SessionUser }>('/api/me'),
+    enabled: Boolean(session),
+    staleTime: 5 * 60 * 1000,
+  });
+  useEffect(() => {
+    if (me.data) void updateSessionUser(me.data.user);
+  }, [me.data]);
+
+  if (!session) return null;
+  return (
+    <div className={`shell${open ? ' sidebar-open' : ' sidebar-closed'}${narrow ? ' narrow' : ''}`}>
+      <a href="#content" className="skip-link">
+        {t('common.skipToContent')}
+      </a>
+      <Sidebar session={session} brand={brand} open={open} onNavigate={() => narrow && setOpen(false)} />
+      {narrow && open && <button type="button" className="sidebar-backdrop" aria-label={t('header.closeMenu')} onClick={() => setOpen(false)} />}
+      <div className="shell-main">
+        <Header session={session} brand={brand} sidebarOpen={open} onToggle={() => setOpen((value) => !value)} />
+        <Announcement brand={brand} />
+        <main id="content" className="content" tabIndex={-1}>
+          {children ?? <Outlet />}
+        </main>
+        <footer className="footer">
+          <span data-testid="footer">
+            {brand.name} © {new Date().getFullYear()}
+          </span>
+        </footer>
+      </div>
+    </div>
+  );
+}

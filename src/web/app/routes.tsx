@@ -1,0 +1,134 @@
+import { useEffect } from 'react';
+import { Navigate, Outlet, Route, Routes, useNavigate } from 'react-router';
+import { AccountDeletionPage } from '../features/account/AccountDeletionPage';
+import { AlertOptOutPage } from '../features/account/AlertOptOutPage';
+import { ForgotPasswordPage } from '../features/auth/ForgotPasswordPage';
+import { LoginPage } from '../features/auth/LoginPage';
+import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
+import { NotFoundPage, StandaloneNotFoundPage } from '../features/errors/NotFoundPage';
+import { MapPage } from '../features/map/MapPage';
+import { RegisterPage } from '../features/registration/RegisterPage';
+import { NAVIGATE_EVENT } from '../lib/api';
+import { landingPath, useSession } from '../lib/session';
+import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
+import { Shell } from './Shell';
+
+/** Protected routes send anonymous visitors to / (spec §2). */
+function RequireUser() {
+  const session = useSession();
+  return session ? <Outlet /> : <Navigate to="/" replace />;
+}
+
+/** Login and register send a signed-in user to the map, or the trip log when the map is off. */
+function AnonymousOnly() {
+  const session = useSession();
+  return session ? <Navigate to={landingPath(session.user)} replace /> : <Outlet />;
+}
+
+function RequireAdmin() {
+  const session = useSession();
+  return session?.user.IsAdmin ? <Outlet /> : <NotFoundPage />;
+}
+
+/** The map is a module that may be disabled per user: then the trip log is the landing. */
+function MapRoute() {
+  const session = useSession();
+  if (session && !session.user.RealTimeMap) return <Navigate to="/user/create-triplog" replace />;
+  return <MapPage />;
+}
+
+/** Car schedule: off on the server (or basic-only subscription) sends the user to the map. */
+function CarScheduleRoute() {
+  const session = useSession();
+  const enabled = useCarScheduleEnabled();
+  if (enabled.isPending) return null;
+  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to="/user/realtime-tracking" replace />;
+  return <NotFoundPage />;
+}
+
+function SafeReturnHomeRoute() {
+  const session = useSession();
+  const enabled = useSafeReturnHomeEnabled();
+  if (enabled.isPending) return null;
+  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to="/user/realtime-tracking" replace />;
+  return <NotFoundPage />;
+}
+
+/** Unknown paths: not-found inside the shell for a signed-in user, a page of its own otherwise. */
+function UnknownRoute() {
+  const session = useSession();
+  return session ? (
+    <Shell>
+      <NotFoundPage />
+    </Shell>
+  ) : (
+    <StandaloneNotFoundPage />
+  );
+}
+
+/**
+ * Logged-in routes whose screens later issues build. They exist (an anonymous visitor is sent to /), and
+ * show not-found until their feature lands: nothing shows made-up data.
+ */
+const PENDING_USER_ROUTES = [
+  'user/create-triplog',
+  'user/create-triplog/congestionreportnew',
+  'user/geofences',
+  'user/geofences/add-edit-geofences/:geofenceID?',
+  'user/places',
+  'user/places/add-edit-places/:placeID?',
+  'user/edit-terminal',
+  'user/edit-terminal-list',
+];
+const PENDING_ADMIN_ROUTES = ['administration/user-accounts', 'administration/add-terminal', 'administration/configure-alarm-receiver'];
+
+/** Lets code outside React (the API client) ask for a navigation. */
+function NavigationBridge() {
+  const navigate = useNavigate();
+  useEffect(() => {
+    const listener = (event: Event) => {
+      const path = (event as CustomEvent<string>).detail;
+      if (typeof path === 'string') navigate(path, { replace: true });
+    };
+    window.addEventListener(NAVIGATE_EVENT, listener);
+    return () => window.removeEventListener(NAVIGATE_EVENT, listener);
+  }, [navigate]);
+  return null;
+}
+
+export function AppRoutes() {
+  const alertNumbersAllowed = useAlertNumbersAllowed();
+  return (
+    <>
+      <NavigationBridge />
+      <Routes>
+        <Route element={<AnonymousOnly />}>
+          <Route index element={<LoginPage />} />
+          <Route path="user/register" element={<RegisterPage />} />
+        </Route>
+        <Route path="user/forgot-password" element={<ForgotPasswordPage />} />
+        <Route path="user/reset-password" element={<ResetPasswordPage />} />
+        <Route path="account/deletion" element={<AccountDeletionPage />} />
+        <Route path="user/alerts" element={<AlertOptOutPage />} />
+        <Route element={<RequireUser />}>
+          <Route element={<Shell />}>
+            <Route path="user/realtime-tracking" element={<MapRoute />} />
+            <Route path="user/car-schedule" element={<CarScheduleRoute />} />
+            {PENDING_USER_ROUTES.map((path) => (
+              <Route key={path} path={path} element={<NotFoundPage />} />
+            ))}
+            <Route element={<RequireAdmin />}>
+              <Route path="administration/safe-return-home" element={<SafeReturnHomeRoute />} />
+              {PENDING_ADMIN_ROUTES.map((path) => (
+                <Route key={path} path={path} element={<NotFoundPage />} />
+              ))}
+            </Route>
+            {/* Exists only for the parent account named in configuration; its screen comes with the alarm issue. */}
+            {alertNumbersAllowed && <Route path="administration/configure-alert-numbers" element={<NotFoundPage />} />}
+          </Route>
+        </Route>
+        <Route path="*" element={<UnknownRoute />} />
+      </Routes>
+    </>
+  );
+}

@@ -1,0 +1,91 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../support/server';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SCREENSHOT_DIR = join(import.meta.dir, '../../artifacts/screenshots');
+export const DESKTOP = { width: 1280, height: 800 } as const;
+export const PHONE = { width: 390, height: 844 } as const;
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** One server and one browser per test file; each test opens its own context (fresh storage). */
+export async function startSuite(options: { env?: Record<string, string> } = {}) {
+  const [server, browser] = await Promise.all([startTestServer(options), launchBrowser()]);
+  const contexts: BrowserContext[] = [];
+  return {
+    server,
+    browser,
+    async newPage(viewport: { width: number; height: number } = DESKTOP, context?: BrowserContext): Promise<Page> {
+      let ctx = context;
+      if (!ctx) {
+        ctx = await browser.newContext({ viewport, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' });
+        contexts.push(ctx);
+      }
+      const page = await ctx.newPage();
+      page.setDefaultTimeout(10_000);
+      return page;
+    },
+    async newContext(viewport: { width: number; height: number } = DESKTOP): Promise<BrowserContext> {
+      const ctx = await browser.newContext({ viewport, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' });
+      contexts.push(ctx);
+      return ctx;
+    },
+    async close() {
+      for (const ctx of contexts) await ctx.close().catch(() => {});
+      await browser.close().catch(() => {});
+      await server.close();
+    },
+  };
+}
+export type Suite = Awaited<ReturnType<typeof startSuite>>;
+export type { TestServer };
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}
+
+let axeSource: string | null = null;
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[]; failureSummary?: string }>;
+}
+
+/** Runs axe-core in the page; returns the serious and critical violations. */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  const present = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined');
+  if (!present) await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
+    }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Logs in through the form of the page's current brand. */
+export async function login(page: Page, email: string, password: string, options: { remember?: boolean } = {}) {
+  await page.getByLabel(/^(E-postadress|E-mail address|E-postadresse)/).fill(email);
+  await page.getByLabel(/^(Lösenord|Password|Passord)/).fill(password);
+  if (options.remember) await page.getByText(/^(Kom ihåg mig|Remember me|Husk meg)$/).click();
+  await page.getByRole('button', { name: /^(Logga in|Log in|Logg inn)$/ }).click();
+}
