@@ -231,9 +231,10 @@ async function updateUnitState(query: Querier, positions: StoredPosition[], subm
   const lastSeen = new Map<number, Date>();
   for (const submission of submissions) lastSeen.set(submission.unitId, submission.receivedAt);
   if (latest.size === 0) return { ignition: [], inputs: [] };
-  const units = [...latest.values()];
+  const units = [...latest.values()].sort((a, b) => a.unitId - b.unitId);
   const previous = await query<{ unit_id: number; ignition: boolean | null; time: string | Date; normalized: NormalizedIo | string | null }>(
-    'SELECT unit_id, ignition, time, normalized FROM unit_state WHERE unit_id = ANY($1::int[]) FOR UPDATE',
+    // Locked in unit order, so concurrent batches never wait on each other crosswise (no deadlocks).
+    'SELECT unit_id, ignition, time, normalized FROM unit_state WHERE unit_id = ANY($1::int[]) ORDER BY unit_id FOR UPDATE',
     [units.map((u) => u.unitId)],
   );
   const before = new Map(previous.map((row) => [row.unit_id, row]));
