@@ -22,6 +22,8 @@ import { webRoutes } from './web/serve';
 import { createCommandService } from './modules/io/commands';
 import { tripRoutes } from './modules/trips';
 import { createTripService } from './modules/trips/service';
+import { DEFAULT_DETECTION_PARAMS } from './modules/trips/detector';
+import { DEFAULT_TRIP_TYPE } from './modules/trips/model';
 
 export const VERSION = '0.1.0';
 
@@ -30,11 +32,40 @@ export async function createServices(platform: Platform) {
   const brands = createBrandService(platform.database.db);
   const auth = await createAuthService(platform, brands);
   const commands = createCommandService(platform.database, platform.events, platform.clock);
-  const units = createUnitService(platform.database.db);
+  const units = createUnitService(platform.database.db, { platform, commands, brands });
   const accounts = createAccountService(platform, units, brands);
-  const tracking = createTrackingService({ database: platform.database, clock: platform.clock, units });
-  const live = new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log });
   const trips = createTripService(platform, units);
+  units.connect({
+    liveStates: (unitIds) => tracking.liveStates(unitIds),
+    timeTillParked: {
+      get: async (unitId) => (await trips.settings(unitId)).timeTillParkedS,
+      set: async (unitId, seconds) => {
+        // The trip log keeps all overrides in one row: carry the others over, and a value equal to the default stays a default.
+        const current = await trips.settings(unitId);
+        const unchanged = (key: keyof typeof DEFAULT_DETECTION_PARAMS) => (current[key] === DEFAULT_DETECTION_PARAMS[key] ? null : current[key]);
+        await trips.updateSettings(unitId, {
+          detection: unchanged('detection') as 'auto' | 'ignition' | 'motion' | null,
+          minDistanceM: unchanged('minDistanceM') as number | null,
+          minDurationS: unchanged('minDurationS') as number | null,
+          maxGapS: unchanged('maxGapS') as number | null,
+          movingSpeedKmh: unchanged('movingSpeedKmh') as number | null,
+          defaultTripType: current.defaultTripType === DEFAULT_TRIP_TYPE ? null : current.defaultTripType,
+          timeTillParkedS: seconds,
+        });
+      },
+    },
+  });
+  const tracking = createTrackingService(
+    { database: platform.database, clock: platform.clock, units, geocoder: trips.geocoder },
+    {
+      // Spec §5: private trips never on the map. A trip that began the evening before still counts.
+      hiddenIntervals: async (actor, unitId, from, to) => {
+        const list = await trips.list(actor, { unitId, from: new Date(from.getTime() - 86_400_000).toISOString(), to: to.toISOString() });
+        return list.trips.filter((trip) => trip.type === 'private').map((trip) => ({ from: new Date(trip.startTime), to: new Date(trip.stopTime) }));
+      },
+    },
+  );
+  const live = new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log });
   return { brands, auth, commands, units, accounts, tracking, live, trips };
 }
 export type Services = Awaited<ReturnType<typeof createServices>>;

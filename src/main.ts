@@ -17,7 +17,7 @@ async function main() {
   const server = api.listen({ hostname: config.HOST, port: config.PORT });
 
   const gateway = config.GATEWAY ? await startGateway(platform, services.commands) : null;
-  const scheduler = config.JOBS ? new JobScheduler(database, platformJobs(platform), log) : null;
+  const scheduler = config.JOBS ? new JobScheduler(database, [...platformJobs(platform), ...services.trips.jobs()], log) : null;
   if (scheduler) {
     await scheduler.register();
     scheduler.start();
@@ -53,6 +53,7 @@ async function main() {
     services.live.stop(); // open maps get a clean 1001 close
     scheduler?.stop();
     await gateway?.stop(); // drains the ingest queue: everything acknowledged is on disk
+    await services.trips.idle(); // lets a running trip detection finish
     await server.stop();
     await database.close();
     process.exit(0);

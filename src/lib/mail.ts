@@ -8,6 +8,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Files sent along (passed to nodemailer as they are; the outbox row keeps the text only). */
+  attachments?: Array<{ filename: string; content: Buffer; contentType: string }>;
 }
 
 export interface Mailer {

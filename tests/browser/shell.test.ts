@@ -226,11 +226,13 @@ describe('shell', () => {
     const page = await suite.newPage();
     await signIn(page, account);
     // A malformed answer makes the map screen throw while rendering.
-    await page.route('**/api/units', (route) => route.fulfill({ json: { success: true, data: [null], errors: null } }));
+    await page.route('**/api/tracking/units', (route) =>
+      route.fulfill({ json: { success: true, data: { serverTime: new Date().toISOString(), units: [null] }, errors: null } }),
+    );
     await page.reload();
     const dialog = page.getByRole('alertdialog', { name: 'Något gick fel' });
     await dialog.waitFor();
-    await page.unroute('**/api/units');
+    await page.unroute('**/api/tracking/units');
     await dialog.getByRole('button', { name: 'Ladda om' }).click();
     await page.getByRole('heading', { name: 'Karta', level: 1 }).waitFor();
     expect(await page.getByRole('alertdialog').count()).toBe(0);

@@ -101,6 +101,139 @@ const registration = (imei: string) => ({
   countryDialCode: '46',
 });
 
+/** B's objects that the unit endpoints are asked about (set up after the parties, see the last beforeAll). */
+const bUnits = { departmentId: 0, featureProfileId: 0, imageId: 0, freshImei: '356307042480009' };
+
+/** A multipart picture upload, as the web app sends it. */
+async function uploadPicture(token: string, unitId: number): Promise<CallResult> {
+  const form = new FormData();
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+  form.append('file', new File([png], 'hijack.png', { type: 'image/png' }));
+  const response = await app.api.handle(
+    new Request(`http://localhost/api/units/${unitId}/images`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-lang': 'en' }, body: form }),
+  );
+  return { status: response.status, body: (await response.json()) as CallResult['body'] };
+}
+
+const unitSection = (path: string, body: unknown): IsolationCase => ({
+  endpoint: `POST /api/units/{id}/${path}`,
+  call: (token) => app.call('POST', `/api/units/${b.unitId}/${path}`, { token, body }),
+  statuses: [403, 404],
+});
+const unitRead = (path: string): IsolationCase => ({
+  endpoint: `GET /api/units/{id}/${path}`,
+  call: (token) => app.call('GET', `/api/units/${b.unitId}/${path}`, { token }),
+  statuses: [404],
+});
+
+const unitCases: IsolationCase[] = [
+  {
+    endpoint: 'GET /api/units',
+    call: (token) => app.call('GET', `/api/units?departmentId=${bUnits.departmentId}`, { token }),
+    statuses: [404, 422],
+  },
+  {
+    endpoint: 'GET /api/units',
+    call: (token) => app.call('GET', `/api/units?tagId=${bUnits.departmentId}&projectId=${bUnits.departmentId}`, { token }),
+    statuses: [404, 422],
+  },
+  unitSection('name', { name: 'Hijacked' }),
+  unitRead('name-history'),
+  unitSection('details', { registrationNumber: 'EVE666', vehicleType: 'lorry' }),
+  unitSection('organisation', { departmentId: null, projectId: null, tagIds: [] }),
+  {
+    endpoint: 'POST /api/units/{id}/organisation',
+    call: (token) => app.call('POST', `/api/units/${a.unitId}/organisation`, { token, body: { departmentId: bUnits.departmentId, projectId: null, tagIds: [] } }),
+    statuses: [422],
+  },
+  unitSection('meters', { odometerKm: 1, operatingHours: 1 }),
+  unitRead('meters/history'),
+  unitSection('benefit', { carUsage: 'none' }),
+  unitSection('working-hours', { enabled: false, days: [] }),
+  unitSection('fuel', { fuelType: 'diesel', fuelConsumptionPer10Km: 9 }),
+  unitSection('co2', { co2GPerKm: 1 }),
+  unitSection('marker', { color: '#000000', markerIcon: 'truck' }),
+  unitSection('operating-mode', { mode: '1h' }),
+  unitSection('report-frequency', { seconds: 10 }),
+  unitSection('report-frequency-lock', { locked: true }),
+  unitSection('time-till-parked', { minutes: 99 }),
+  unitSection('features', { featureProfileId: null }),
+  {
+    endpoint: 'POST /api/units/{id}/features',
+    call: (token) => app.call('POST', `/api/units/${a.unitId}/features`, { token, body: { featureProfileId: bUnits.featureProfileId } }),
+    statuses: [422],
+  },
+  unitSection('bluetooth', { enabled: true }),
+  unitSection('lock', {}),
+  unitSection('unlock', {}),
+  unitRead('lock-log'),
+  unitRead('object-description'),
+  unitSection('object-description', { objectType: 'car', manufacturer: 'Eve' }),
+  unitRead('object-description/pdf'),
+  { endpoint: 'POST /api/units/{id}/images', call: (token) => uploadPicture(token, b.unitId), statuses: [404] },
+  {
+    endpoint: 'GET /api/units/{id}/images/{imageId}',
+    call: (token) => app.call('GET', `/api/units/${b.unitId}/images/${bUnits.imageId}`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'GET /api/units/{id}/images/{imageId}',
+    call: (token) => app.call('GET', `/api/units/${a.unitId}/images/${bUnits.imageId}`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'DELETE /api/units/{id}/images/{imageId}',
+    call: (token) => app.call('DELETE', `/api/units/${b.unitId}/images/${bUnits.imageId}`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'DELETE /api/units/{id}/images/{imageId}',
+    call: (token) => app.call('DELETE', `/api/units/${a.unitId}/images/${bUnits.imageId}`, { token }),
+    statuses: [404],
+  },
+  unitRead('theft-report'),
+  unitSection('theft-report', { recipients: ['eve@example.com'] }),
+  unitRead('theft-report/pdf'),
+  unitSection('theft-report/send', {}),
+  unitSection('replace-tracker', { imei: bUnits.freshImei, confirm: true }),
+  {
+    endpoint: 'POST /api/units/{id}/replace-tracker',
+    call: (token) => app.call('POST', `/api/units/${a.unitId}/replace-tracker`, { token, body: { imei: b.imei, confirm: true } }),
+    statuses: [403, 422],
+  },
+  unitRead('tracker-history'),
+  {
+    endpoint: 'POST /api/admin/units',
+    call: (token) => app.call('POST', '/api/admin/units', { token, body: { imei: bUnits.freshImei, accountId: b.accountId } }),
+    statuses: [403, 422],
+  },
+  {
+    endpoint: 'POST /api/admin/units',
+    call: (token) => app.call('POST', '/api/admin/units', { token, body: { imei: b.imei } }),
+    statuses: [403, 422],
+  },
+  {
+    endpoint: 'GET /api/admin/units/{id}/first-position',
+    call: (token) => app.call('GET', `/api/admin/units/${b.unitId}/first-position`, { token }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'POST /api/admin/users/{userId}/report-frequency',
+    call: (token) => app.call('POST', `/api/admin/users/${b.userId}/report-frequency`, { token, body: { denied: true } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'POST /api/units/bulk',
+    call: (token) => app.call('POST', '/api/units/bulk', { token, body: { unitIds: [a.unitId, b.unitId], task: { kind: 'department', departmentId: null } } }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/units/bulk',
+    call: (token) => app.call('POST', '/api/units/bulk', { token, body: { unitIds: [a.unitId], task: { kind: 'department', departmentId: bUnits.departmentId } } }),
+    statuses: [422],
+  },
+];
+
 const cases: IsolationCase[] = [
   {
     endpoint: 'GET /api/units/{id}',
@@ -163,6 +296,7 @@ const cases: IsolationCase[] = [
     call: (token) => app.call('GET', `/api/admin/tracker-stock?q=${b.imei}`, { token }),
     statuses: [403],
   },
+  ...unitCases,
 ];
 
 /** Parameter and body field names that name an object of some account. Sub-site ids select a brand, not a tenant. */
@@ -261,5 +395,57 @@ describe('account isolation', () => {
     expect(result.body.errors).toBe('Invalid user ID.');
     const [admin] = await app.database.rows<{ email: string }>(sql`select email from users where id = ${a.adminId}`);
     expect(admin!.email).toBe(a.adminEmail);
+  });
+});
+
+let unitsBefore: unknown;
+
+// After the parties exist and before any case runs (file-level hooks run in order, before every test).
+beforeAll(async () => {
+    const [department] = await app.database.rows<{ id: number }>(sql`
+      insert into departments (account_id, name) values (${b.accountId}, 'Secret department of B') returning id`);
+    const [profile] = await app.database.rows<{ id: number }>(sql`
+      insert into feature_profiles (account_id, name) values (${b.accountId}, 'Secret profile of B') returning id`);
+    await app.database.rows(sql`insert into unit_object_descriptions (unit_id, object_type, manufacturer, updated_at)
+      values (${b.unitId}, 'boat', 'Secret yard of B', now())`);
+    const [image] = await app.database.rows<{ id: number }>(sql`
+      insert into unit_images (unit_id, content_type, file_name, data, uploaded_at)
+      values (${b.unitId}, 'image/png', 'secret.png', ${new Uint8Array([0x89, 0x50, 0x4e, 0x47])}, now()) returning id`);
+    await app.database.rows(sql`insert into unit_theft_reports (unit_id, stolen_from, recipients, updated_at)
+      values (${b.unitId}, 'Secret harbour of B', ${'{police@example.com}'}, now())`);
+    await app.database.rows(sql`update units set car_usage = 'benefit', locked_by = ${b.adminId}, locked_at = now() where id = ${b.unitId}`);
+    await app.services.units.addStock({ imeis: [bUnits.freshImei], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
+    bUnits.departmentId = department!.id;
+    bUnits.featureProfileId = profile!.id;
+    bUnits.imageId = image!.id;
+    unitsBefore = await unitSnapshotOfB();
+});
+
+async function unitSnapshotOfB() {
+    return app.database.rows(sql`
+      select to_jsonb(u) - 'updated_at' as unit,
+             (select count(*)::int from unit_images where unit_id = u.id) as images,
+             (select count(*)::int from unit_name_history where unit_id = u.id) as names,
+             (select count(*)::int from unit_lock_log where unit_id = u.id) as lock_log,
+             (select count(*)::int from device_commands where unit_id = u.id) as commands,
+             (select count(*)::int from unit_setting_requests where unit_id = u.id) as requests,
+             (select count(*)::int from unit_tracker_history where unit_id = u.id) as replacements,
+             (select to_jsonb(o) - 'updated_at' from unit_object_descriptions o where o.unit_id = u.id) as description,
+             (select to_jsonb(t) - 'updated_at' from unit_theft_reports t where t.unit_id = u.id) as theft,
+             (select count(*)::int from units where imei = ${bUnits.freshImei}) as fresh_imei_used,
+             (select count(*)::int from report_frequency_denials where user_id = ${b.userId}) as denials
+      from units u where u.id = ${b.unitId}`);
+}
+
+describe("units: B's unit, its pictures, lock and settings", () => {
+  test('after every case above, nothing of B changed and no mail went out', async () => {
+    expect(await unitSnapshotOfB()).toEqual(unitsBefore as never);
+    expect(app.smtp.inbox.filter((mail) => mail.to.includes('police@example.com'))).toEqual([]);
+    for (const caller of callers) {
+      const list = await app.call<Array<{ ID: number; Department: unknown }>>('GET', '/api/units', { token: caller.token });
+      expect(JSON.stringify(list.body)).not.toContain('Secret department of B');
+      const options = await app.call('GET', '/api/units/options', { token: caller.token });
+      expect(JSON.stringify(options.body)).not.toContain('Secret');
+    }
   });
 });

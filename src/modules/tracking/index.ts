@@ -4,7 +4,7 @@ import type { Actor } from '../accounts/users';
 import { authGuard, requireActor } from '../auth/guard';
 import type { AuthService } from '../auth/service';
 import type { LiveHub } from './live';
-import { historyQuerySchema, liveQuerySchema } from './model';
+import { addressQuerySchema, historyQuerySchema, liveQuerySchema } from './model';
 import { requestTimeZone, type TrackingService } from './service';
 
 /** The subprotocol a browser offers along with its token: `new WebSocket(url, ['bearer', token])`. */
@@ -49,6 +49,21 @@ export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: A
         query: historyQuerySchema,
         detail: {
           summary: "A unit's positions of one day (X-Timezone or the user's zone) within the last 7 days, as compact rows",
+          security: [{ bearer: [] }],
+        },
+      },
+    )
+    .get(
+      '/addresses',
+      async ({ actor, query }) => {
+        const caller = requireActor(actor);
+        await tracking.assertMapEnabled(caller);
+        return ok({ addresses: await tracking.addresses(caller, query.unitIds) });
+      },
+      {
+        query: addressQuerySchema,
+        detail: {
+          summary: "The last address of up to 100 units of the caller's account (the map's list rows and popup)",
           security: [{ bearer: [] }],
         },
       },

@@ -127,6 +127,15 @@ export const liveQuerySchema = z.object({
   since: z.iso.datetime({ offset: true }).optional(),
 });
 
+export const addressQuerySchema = z.object({
+  /** Comma-separated unit ids, at most 100. */
+  unitIds: z
+    .string()
+    .trim()
+    .regex(/^\d{1,10}(,\d{1,10}){0,99}$/)
+    .transform((text) => text.split(',').map(Number)),
+});
+
 /** Server → client messages on `/api/tracking/live` (JSON text frames). */
 export type LiveMessage =
   | { type: 'hello'; serverTime: string; batchMs: number; offlineAfterMs: number }

@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock';
 import type { DatabaseHandle } from '../../lib/db/client';
+import type { Geocoder } from '../../lib/geocoding';
 import { fieldError, forbidden } from '../../lib/http';
 import { findUserById } from '../accounts/users';
 import type { Actor } from '../accounts/users';
@@ -27,10 +28,21 @@ export interface HiddenInterval {
 
 export interface TrackingServiceOptions {
   /**
-   * The intervals of a unit's day that the map must leave out: private trips (spec §5). The trips
-   * module provides them once it detects trips; without a provider nothing is left out.
+   * The intervals of a unit's day that the map must leave out: private trips (spec §5), as the trip log
+   * of the caller knows them. The composition root wires the trips module in; without a provider nothing
+   * is left out.
    */
-  hiddenIntervals?: (unitId: number, from: Date, to: Date) => Promise<HiddenInterval[]>;
+  hiddenIntervals?: (actor: Actor, unitId: number, from: Date, to: Date) => Promise<HiddenInterval[]>;
+}
+
+/** Spec §3/issue: the list and the popup show each unit's last address; at most this many per request. */
+export const MAX_ADDRESS_UNITS = 100;
+
+export interface UnitAddress {
+  unitId: number;
+  lat: number | null;
+  lon: number | null;
+  address: string | null;
 }
 
 /** A unit's latest state together with the account it belongs to (for the live fan-out). */
@@ -204,10 +216,10 @@ export function requestTimeZone(header: string | null | undefined, actor: Actor)
  * live socket. Every read is scoped by the caller's account.
  */
 export function createTrackingService(
-  deps: { database: DatabaseHandle; clock: Clock; units: UnitService },
+  deps: { database: DatabaseHandle; clock: Clock; units: UnitService; geocoder?: Geocoder },
   options: TrackingServiceOptions = {},
 ) {
-  const { database, clock, units } = deps;
+  const { database, clock, units, geocoder } = deps;
 
   async function states(where: string, params: unknown[], orderBy = ''): Promise<StateRow[]> {
     return database.query<StateRow>(`${STATE_SELECT} WHERE ${where} ${orderBy}`, params);
@@ -260,6 +272,27 @@ export function createTrackingService(
       return rows.map((row) => toLiveState(row, now));
     },
 
+    /**
+     * The last address of each given unit of the caller's account (the side panel asks for the rows in
+     * view): the geocoder's answer for the unit's last valid fix, cached by the geocoder. Units of other
+     * accounts or without a position answer null, like missing ones.
+     */
+    async addresses(actor: Actor, unitIds: number[]): Promise<UnitAddress[]> {
+      const ids = [...new Set(unitIds)].slice(0, MAX_ADDRESS_UNITS);
+      if (ids.length === 0) return [];
+      const rows = await states('u.account_id = $1 AND u.id = ANY($2::int[])', [actor.accountId, ids]);
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      const out: UnitAddress[] = [];
+      for (const id of ids) {
+        const row = byId.get(id);
+        const lat = row ? round(row.lat, 6) : null;
+        const lon = row ? round(row.lon, 6) : null;
+        const address = lat !== null && lon !== null && geocoder ? await geocoder.reverse(lat, lon) : null;
+        out.push({ unitId: id, lat, lon, address });
+      }
+      return out;
+    },
+
     /** unitId → accountId for the live index; units that no longer exist are absent. */
     async accountsOf(unitIds: number[]): Promise<Map<number, number>> {
       if (unitIds.length === 0) return new Map();
@@ -301,7 +334,7 @@ export function createTrackingService(
          ORDER BY time`,
         [query.unitId, from.toISOString(), to.toISOString()],
       );
-      const hidden = options.hiddenIntervals ? await options.hiddenIntervals(query.unitId, from, to) : [];
+      const hidden = options.hiddenIntervals ? await options.hiddenIntervals(actor, query.unitId, from, to) : [];
       const positions: HistoryPoint[] = [];
       for (const row of rows) {
         const t = Math.round(Number(row.t));

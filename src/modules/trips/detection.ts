@@ -13,29 +13,43 @@ import {
 import { DEFAULT_TRIP_TYPE, type TripType } from './model';
 
 /**
- * Detection against the database: one run per unit and affected time window, in one transaction that
- * holds the unit's detector-state row (FOR UPDATE), so concurrent batches of one unit, in this process or
- * another, are detected one after the other.
+ * Detection against the database. A run holds the detector-state rows of its units (FOR UPDATE, in unit
+ * order), so batches of one unit, in this process or another, are detected one after the other.
  *
  * - In order (the window starts after everything detected so far): the machine continues from its stored
- *   snapshot with just the new positions.
- * - Late or out of order: the span is re-detected from the last parked point before it (the stop of the last
- *   trip that ended well before the window, or the start of the trip in progress) until the machine is parked
- *   again past the window and past every stored trip it touched; the trips starting in that span are deleted
- *   and replaced, nothing else. GPS odometers after the span are shifted so they stay continuous.
+ *   snapshot with just the new positions. Many units go through one transaction and a handful of statements.
+ * - Late or out of order (one unit per transaction): the span is re-detected from the last parked point before
+ *   it (the stop of the last trip that ended well before the window, or the start of the trip in progress)
+ *   until the machine is parked again past the window and past every stored trip it touched; the trips starting
+ *   in that span are deleted and replaced, nothing else. GPS odometers after the span are shifted so they stay
+ *   continuous.
  * - A trip in progress that the clock alone closes (parked for long enough, or a tracker silent for longer
  *   than the maximum gap) is stored provisionally and replaced by the next run.
  *
- * What people entered on a trip (type, purpose, note, passengers, driver) and its id carry over to the new
- * trip that overlaps it most; unchanged trips keep their ids and addresses.
+ * What people entered on a trip (type, purpose, note, passengers, driver) carries over to the new trips that
+ * overlap it; the id goes to the new trip that overlaps it most; a trip found again unchanged keeps its
+ * detection time and address.
  */
 
-/** Positions are read in slices of this many rows. */
+/** Positions are read in slices of this many rows (per unit). */
 const CHUNK = 5_000;
 /** With no earlier trip to start from, re-detection looks back this far before the window. */
 const LOOKBACK_MS = 2 * 86_400_000;
 
+export interface Window {
+  /** Epoch ms of the oldest and newest position stored. */
+  minT: number;
+  maxT: number;
+}
+
+export interface UnitWork {
+  unitId: number;
+  /** Null: no new positions, only judge the trip in progress against the clock. */
+  window: Window | null;
+}
+
 interface StateRow extends Record<string, unknown> {
+  unit_id: number;
   account_id: number;
   last_ms: number | null;
   machine: MachineState | string | null;
@@ -51,6 +65,7 @@ interface StateRow extends Record<string, unknown> {
 }
 
 interface OldTrip extends Record<string, unknown> {
+  unit_id: number;
   id: number | string;
   start_ms: number;
   stop_ms: number;
@@ -75,8 +90,28 @@ interface Bound {
   inclusive: boolean;
 }
 
+/** Trips to write for one unit, and the rows they replace. */
+interface Write {
+  unitId: number;
+  accountId: number;
+  defaultType: TripType;
+  trips: DetectedTrip[];
+  old: OldTrip[];
+}
+
+interface StateUpdate {
+  unitId: number;
+  last: number | null;
+  machine: MachineState;
+  openSince: number | null;
+  recheckAt: number | null;
+  reportsIgnition: boolean;
+}
+
 const iso = (t: number) => new Date(t).toISOString();
+const isoOrNull = (t: number | null) => (t === null ? null : iso(t));
 const EPOCH_MS = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
+const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 export function paramsOf(row: Partial<StateRow>): DetectionParams {
   return {
@@ -95,6 +130,7 @@ function parseMachine(value: StateRow['machine']): MachineState | null {
 }
 
 interface PositionRow extends Record<string, unknown> {
+  unit_id?: number;
   t: number;
   lat: number;
   lon: number;
@@ -107,6 +143,22 @@ interface PositionRow extends Record<string, unknown> {
 }
 
 const HARSH = new Set<string>(['acceleration', 'braking', 'cornering']);
+const POSITION_COLUMNS = `${EPOCH_MS('time')} AS t, ST_Y(geom) AS lat, ST_X(geom) AS lon, speed_kmh, valid, ignition, odometer_m,
+  normalized->>'driverId' AS driver_key, normalized->'greenDriving'->>'type' AS harsh`;
+
+function toPosition(row: PositionRow): DetectorPosition {
+  return {
+    t: Number(row.t),
+    lat: Number(row.lat),
+    lon: Number(row.lon),
+    speedKmh: Number(row.speed_kmh ?? 0),
+    valid: row.valid,
+    ignition: row.ignition ?? null,
+    odometerM: numberOrNull(row.odometer_m),
+    driverKey: row.driver_key || null,
+    harsh: row.harsh && HARSH.has(row.harsh) ? (row.harsh as HarshType) : null,
+  };
+}
 
 /** The unit's stored positions after `from` up to `to` (inclusive), oldest first, in slices; future-dated fixes left out. */
 export async function* loadPositions(query: Querier, unitId: number, from: Bound | null, to: number): AsyncGenerator<DetectorPosition[]> {
@@ -119,53 +171,117 @@ export async function* loadPositions(query: Querier, unitId: number, from: Bound
       lower = `AND time ${cursor.inclusive ? '>=' : '>'} $4::timestamptz`;
     }
     const rows = await query<PositionRow>(
-      `SELECT ${EPOCH_MS('time')} AS t, ST_Y(geom) AS lat, ST_X(geom) AS lon, speed_kmh, valid, ignition, odometer_m,
-              normalized->>'driverId' AS driver_key, normalized->'greenDriving'->>'type' AS harsh
-       FROM positions
+      `SELECT ${POSITION_COLUMNS} FROM positions
        WHERE unit_id = $1 AND time <= $2::timestamptz ${lower} AND (flags & 2) = 0
        ORDER BY time LIMIT $3`,
       params,
     );
     if (rows.length === 0) return;
-    yield rows.map((row) => ({
-      t: Number(row.t),
-      lat: Number(row.lat),
-      lon: Number(row.lon),
-      speedKmh: Number(row.speed_kmh ?? 0),
-      valid: row.valid,
-      ignition: row.ignition ?? null,
-      odometerM: row.odometer_m === null || row.odometer_m === undefined ? null : Number(row.odometer_m),
-      driverKey: row.driver_key || null,
-      harsh: row.harsh && HARSH.has(row.harsh) ? (row.harsh as HarshType) : null,
-    }));
+    yield rows.map(toPosition);
     if (rows.length < CHUNK) return;
     cursor = { t: Number(rows.at(-1)!.t), inclusive: false };
   }
 }
 
+/** New positions of many units at once: each unit's positions after `after` up to `until`, oldest first. */
+async function loadNewPositions(
+  query: Querier,
+  items: Array<{ unitId: number; after: number | null; until: number }>,
+): Promise<Map<number, DetectorPosition[]>> {
+  const byUnit = new Map<number, DetectorPosition[]>(items.map((item) => [item.unitId, []]));
+  if (items.length === 0) return byUnit;
+  const rows = await query<PositionRow>(
+    `SELECT x.u AS unit_id, p.*
+     FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[]) AS x(u, lo, hi)
+     CROSS JOIN LATERAL (
+       SELECT ${POSITION_COLUMNS} FROM positions
+       WHERE unit_id = x.u AND time > COALESCE(x.lo, '-infinity'::timestamptz) AND time <= x.hi AND (flags & 2) = 0
+       ORDER BY time LIMIT $4
+     ) AS p
+     ORDER BY x.u, p.t`,
+    [items.map((item) => item.unitId), items.map((item) => isoOrNull(item.after)), items.map((item) => iso(item.until)), CHUNK],
+  );
+  for (const row of rows) byUnit.get(Number(row.unit_id))!.push(toPosition(row));
+  // A unit with a backlog larger than one slice reads the rest on its own.
+  for (const item of items) {
+    const list = byUnit.get(item.unitId)!;
+    if (list.length < CHUNK) continue;
+    for await (const slice of loadPositions(query, item.unitId, { t: list.at(-1)!.t, inclusive: false }, item.until)) list.push(...slice);
+  }
+  return byUnit;
+}
+
+export interface BatchOutcome {
+  /** Trips written that still lack an address. */
+  needAddresses: number[];
+  /** Units whose data arrived late or out of order: detect them one by one with `detect`. */
+  deferred: UnitWork[];
+}
+
 export interface DetectionOutcome {
-  /** Trips written by this run that still lack an address. */
   needAddresses: number[];
   /** Whether the run re-detected an earlier span (late or out-of-order data). */
   redetected: boolean;
 }
 
 export function createDetection(database: DatabaseHandle, clock: Clock) {
-  /** Removes the unit's trips starting in [from, to] and returns what they held. */
-  async function deleteTrips(query: Querier, unitId: number, from: Bound, to: number | null): Promise<OldTrip[]> {
+  /** Creates missing state rows and locks the units' rows, in unit order (no deadlock between two runs). */
+  async function lockStates(query: Querier, unitIds: number[]): Promise<Map<number, StateRow>> {
+    await query(
+      `INSERT INTO trip_detector_state (unit_id) SELECT id FROM units WHERE id = ANY($1::int[]) ORDER BY id ON CONFLICT (unit_id) DO NOTHING`,
+      [unitIds],
+    );
+    const rows = await query<StateRow>(
+      `SELECT s.unit_id, u.account_id, ${EPOCH_MS('s.last_position_time')} AS last_ms, s.machine, ${EPOCH_MS('s.open_since')} AS open_since_ms,
+              s.reports_ignition, t.detection, t.min_distance_m, t.min_duration_s, t.time_till_parked_s, t.max_gap_s,
+              t.moving_speed_kmh, t.default_trip_type
+       FROM trip_detector_state s
+       JOIN units u ON u.id = s.unit_id
+       LEFT JOIN trip_unit_settings t ON t.unit_id = s.unit_id
+       WHERE s.unit_id = ANY($1::int[])
+       ORDER BY s.unit_id
+       FOR UPDATE OF s`,
+      [unitIds],
+    );
+    return new Map(rows.map((row) => [Number(row.unit_id), row]));
+  }
+
+  const OLD_TRIP_COLUMNS = `t.unit_id, t.id, ${EPOCH_MS('t.start_time')} AS start_ms, ${EPOCH_MS('t.stop_time')} AS stop_ms, t.type, t.type_source,
+    t.purpose, t.note, t.passengers, t.driver_user_id, t.start_address, t.stop_address, ST_Y(t.start_geom) AS start_lat,
+    ST_X(t.start_geom) AS start_lon, ST_Y(t.stop_geom) AS stop_lat, ST_X(t.stop_geom) AS stop_lon, t.distance_m,
+    ${EPOCH_MS('t.detected_at')} AS detected_ms`;
+
+  /** Removes one unit's trips starting in [from, to] and returns what they held. */
+  async function deleteRange(query: Querier, unitId: number, from: Bound, to: number | null): Promise<OldTrip[]> {
     const params: unknown[] = [unitId, iso(from.t)];
     let upper = '';
     if (to !== null) {
       params.push(iso(to));
-      upper = 'AND start_time <= $3::timestamptz';
+      upper = 'AND t.start_time <= $3::timestamptz';
     }
     return query<OldTrip>(
-      `DELETE FROM trips WHERE unit_id = $1 AND start_time ${from.inclusive ? '>=' : '>'} $2::timestamptz ${upper}
-       RETURNING id, ${EPOCH_MS('start_time')} AS start_ms, ${EPOCH_MS('stop_time')} AS stop_ms, type, type_source, purpose, note,
-                 passengers, driver_user_id, start_address, stop_address, ST_Y(start_geom) AS start_lat, ST_X(start_geom) AS start_lon,
-                 ST_Y(stop_geom) AS stop_lat, ST_X(stop_geom) AS stop_lon, distance_m, ${EPOCH_MS('detected_at')} AS detected_ms`,
+      `DELETE FROM trips t WHERE t.unit_id = $1 AND t.start_time ${from.inclusive ? '>=' : '>'} $2::timestamptz ${upper}
+       RETURNING ${OLD_TRIP_COLUMNS}`,
       params,
     );
+  }
+
+  /** Removes each unit's trips from its trip in progress on (the provisional ones). */
+  async function deleteProvisional(query: Querier, items: Array<{ unitId: number; since: number }>): Promise<Map<number, OldTrip[]>> {
+    const byUnit = new Map<number, OldTrip[]>();
+    if (items.length === 0) return byUnit;
+    const rows = await query<OldTrip>(
+      `DELETE FROM trips t USING unnest($1::int[], $2::timestamptz[]) AS x(u, since)
+       WHERE t.unit_id = x.u AND t.start_time >= x.since
+       RETURNING ${OLD_TRIP_COLUMNS}`,
+      [items.map((item) => item.unitId), items.map((item) => iso(item.since))],
+    );
+    for (const row of rows) {
+      const list = byUnit.get(Number(row.unit_id)) ?? [];
+      list.push(row);
+      byUnit.set(Number(row.unit_id), list);
+    }
+    return byUnit;
   }
 
   /**
@@ -194,83 +310,97 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
     return matched;
   }
 
-  async function insertTrips(query: Querier, unitId: number, state: StateRow, trips: DetectedTrip[], old: OldTrip[], now: number): Promise<number[]> {
-    if (trips.length === 0) return [];
-    const [previous] = await query<{ odometer_stop_m: number }>(
-      'SELECT odometer_stop_m FROM trips WHERE unit_id = $1 AND start_time < $2::timestamptz ORDER BY start_time DESC LIMIT 1',
-      [unitId, iso(trips[0]!.start.t)],
+  /** Writes the trips of several units in one statement; returns the ids that still need addresses. */
+  async function insertTrips(query: Querier, writes: Write[], now: number): Promise<number[]> {
+    const pending = writes.filter((write) => write.trips.length > 0);
+    if (pending.length === 0) return [];
+    // Each unit's GPS odometer runs on from its previous trip.
+    const previous = await query<{ u: number; odometer_stop_m: number }>(
+      `SELECT x.u, p.odometer_stop_m
+       FROM unnest($1::int[], $2::timestamptz[]) AS x(u, before)
+       CROSS JOIN LATERAL (
+         SELECT odometer_stop_m FROM trips WHERE unit_id = x.u AND start_time < x.before ORDER BY start_time DESC LIMIT 1
+       ) AS p`,
+      [pending.map((write) => write.unitId), pending.map((write) => iso(write.trips[0]!.start.t))],
     );
-    let odometer = previous ? Number(previous.odometer_stop_m) : 0;
-    const matched = matchOld(trips, old);
-    const defaultType = state.default_trip_type ?? DEFAULT_TRIP_TYPE;
+    const base = new Map(previous.map((row) => [Number(row.u), Number(row.odometer_stop_m)]));
     const near = (a: number, b: number) => Math.abs(a - b) < 1e-5;
-    const rows = trips.map((trip, i) => {
-      let start = odometer;
-      let stop = odometer + trip.distanceM;
-      if (trip.odometerSource === 'device') {
-        start = trip.startOdometerM!;
-        stop = trip.stopOdometerM!;
-      }
-      odometer = stop;
-      const { same: was, overlapping } = matched[i]!;
-      const sameStart = was && near(Number(was.start_lat), trip.start.lat) && near(Number(was.start_lon), trip.start.lon);
-      const sameStop = was && near(Number(was.stop_lat), trip.stop.lat) && near(Number(was.stop_lon), trip.stop.lon);
-      const unchanged =
-        sameStart && sameStop && Number(was.start_ms) === trip.start.t && Number(was.stop_ms) === trip.stop.t && Math.abs(Number(was.distance_m) - trip.distanceM) < 0.01;
-      const entered = <K extends 'purpose' | 'note' | 'passengers' | 'driver_user_id'>(key: K): OldTrip[K] | null =>
-        overlapping.find((candidate) => candidate[key] !== null && candidate[key] !== undefined)?.[key] ?? null;
-      const typed = overlapping.find((candidate) => candidate.type_source === 'user');
-      return {
-        id: was ? Number(was.id) : null,
-        start: iso(trip.start.t),
-        stop: iso(trip.stop.t),
-        startLat: trip.start.lat,
-        startLon: trip.start.lon,
-        stopLat: trip.stop.lat,
-        stopLon: trip.stop.lon,
-        startAddress: sameStart ? was.start_address : null,
-        stopAddress: sameStop ? was.stop_address : null,
-        odometerStart: start,
-        odometerStop: stop,
-        source: trip.odometerSource,
-        distance: trip.distanceM,
-        maxSpeed: trip.maxSpeedKmh,
-        avgSpeed: trip.avgSpeedKmh,
-        driverKey: trip.driverKey,
-        driverUserId: entered('driver_user_id'),
-        braking: trip.harshBraking,
-        acceleration: trip.harshAcceleration,
-        cornering: trip.harshCornering,
-        type: typed ? typed.type : defaultType,
-        typeSource: typed ? 'user' : 'default',
-        purpose: entered('purpose'),
-        note: entered('note'),
-        passengers: entered('passengers'),
-        detection: trip.mode,
-        points: trip.points,
-        // A trip found again exactly as it was keeps its detection time: only what changed looks new.
-        detectedAt: unchanged ? iso(Number(was.detected_ms)) : iso(now),
-      };
+    const rows = pending.flatMap((write) => {
+      let odometer = base.get(write.unitId) ?? 0;
+      const matched = matchOld(write.trips, write.old);
+      return write.trips.map((trip, i) => {
+        let start = odometer;
+        let stop = odometer + trip.distanceM;
+        if (trip.odometerSource === 'device') {
+          start = trip.startOdometerM!;
+          stop = trip.stopOdometerM!;
+        }
+        odometer = stop;
+        const { same: was, overlapping } = matched[i]!;
+        const sameStart = was && near(Number(was.start_lat), trip.start.lat) && near(Number(was.start_lon), trip.start.lon);
+        const sameStop = was && near(Number(was.stop_lat), trip.stop.lat) && near(Number(was.stop_lon), trip.stop.lon);
+        const unchanged =
+          sameStart &&
+          sameStop &&
+          Number(was.start_ms) === trip.start.t &&
+          Number(was.stop_ms) === trip.stop.t &&
+          Math.abs(Number(was.distance_m) - trip.distanceM) < 0.01;
+        const entered = <K extends 'purpose' | 'note' | 'passengers' | 'driver_user_id'>(key: K): OldTrip[K] | null =>
+          overlapping.find((candidate) => candidate[key] !== null && candidate[key] !== undefined)?.[key] ?? null;
+        const typed = overlapping.find((candidate) => candidate.type_source === 'user');
+        return {
+          id: was ? Number(was.id) : null,
+          unitId: write.unitId,
+          accountId: write.accountId,
+          start: iso(trip.start.t),
+          stop: iso(trip.stop.t),
+          startLat: trip.start.lat,
+          startLon: trip.start.lon,
+          stopLat: trip.stop.lat,
+          stopLon: trip.stop.lon,
+          startAddress: sameStart ? was.start_address : null,
+          stopAddress: sameStop ? was.stop_address : null,
+          odometerStart: start,
+          odometerStop: stop,
+          source: trip.odometerSource,
+          distance: trip.distanceM,
+          maxSpeed: trip.maxSpeedKmh,
+          avgSpeed: trip.avgSpeedKmh,
+          driverKey: trip.driverKey,
+          driverUserId: entered('driver_user_id'),
+          braking: trip.harshBraking,
+          acceleration: trip.harshAcceleration,
+          cornering: trip.harshCornering,
+          type: typed ? typed.type : write.defaultType,
+          typeSource: typed ? 'user' : 'default',
+          purpose: entered('purpose'),
+          note: entered('note'),
+          passengers: entered('passengers'),
+          detection: trip.mode,
+          points: trip.points,
+          // A trip found again exactly as it was keeps its detection time: only what changed looks new.
+          detectedAt: unchanged ? iso(Number(was.detected_ms)) : iso(now),
+        };
+      });
     });
     const inserted = await query<{ id: number | string; needs_address: boolean }>(
       `INSERT INTO trips (id, unit_id, account_id, start_time, stop_time, start_geom, stop_geom, start_address, stop_address,
                           odometer_start_m, odometer_stop_m, odometer_source, distance_m, max_speed_kmh, avg_speed_kmh, driver_key,
                           driver_user_id, harsh_braking, harsh_acceleration, harsh_cornering, type, type_source, purpose, note,
                           passengers, detection, point_count, detected_at)
-       SELECT COALESCE(x.id, nextval('trips_id_seq')), $1, $2, x.st, x.sp, ST_SetSRID(ST_MakePoint(x.slon, x.slat), 4326),
+       SELECT COALESCE(x.id, nextval('trips_id_seq')), x.u, x.a, x.st, x.sp, ST_SetSRID(ST_MakePoint(x.slon, x.slat), 4326),
               ST_SetSRID(ST_MakePoint(x.plon, x.plat), 4326), x.sa, x.pa, x.os, x.oe, x.src, x.dist, x.mx, x.av, x.dk, x.du,
               x.hb, x.ha, x.hc, x.ty, x.ts, x.pu, x.nt, x.ps, x.de, x.pc, x.da
-       FROM unnest($4::bigint[], $5::timestamptz[], $6::timestamptz[], $7::float8[], $8::float8[], $9::float8[], $10::float8[],
-                   $11::text[], $12::text[], $13::float8[], $14::float8[], $15::text[], $16::float8[], $17::real[], $18::real[],
-                   $19::text[], $20::int[], $21::int[], $22::int[], $23::int[], $24::text[], $25::text[], $26::text[], $27::text[],
-                   $28::text[], $29::text[], $30::int[], $3::timestamptz[])
-         AS x(id, st, sp, slat, slon, plat, plon, sa, pa, os, oe, src, dist, mx, av, dk, du, hb, ha, hc, ty, ts, pu, nt, ps, de, pc, da)
+       FROM unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::float8[], $7::float8[], $8::float8[],
+                   $9::float8[], $10::text[], $11::text[], $12::float8[], $13::float8[], $14::text[], $15::float8[], $16::real[],
+                   $17::real[], $18::text[], $19::int[], $20::int[], $21::int[], $22::int[], $23::text[], $24::text[], $25::text[],
+                   $26::text[], $27::text[], $28::text[], $29::int[], $30::timestamptz[])
+         AS x(id, u, a, st, sp, slat, slon, plat, plon, sa, pa, os, oe, src, dist, mx, av, dk, du, hb, ha, hc, ty, ts, pu, nt, ps, de, pc, da)
        RETURNING id, (start_address IS NULL OR stop_address IS NULL) AS needs_address`,
       [
-        unitId,
-        state.account_id,
-        rows.map((r) => r.detectedAt),
         rows.map((r) => r.id),
+        rows.map((r) => r.unitId),
+        rows.map((r) => r.accountId),
         rows.map((r) => r.start),
         rows.map((r) => r.stop),
         rows.map((r) => r.startLat),
@@ -297,6 +427,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
         rows.map((r) => r.passengers),
         rows.map((r) => r.detection),
         rows.map((r) => r.points),
+        rows.map((r) => r.detectedAt),
       ],
     );
     return inserted.filter((row) => row.needs_address).map((row) => Number(row.id));
@@ -324,97 +455,144 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
     );
   }
 
-  async function saveState(
-    query: Querier,
-    unitId: number,
-    state: { last: number | null; machine: MachineState; openSince: number | null; recheckAt: number | null; reportsIgnition: boolean },
-    now: number,
-  ) {
+  async function saveStates(query: Querier, updates: StateUpdate[], now: number) {
+    if (updates.length === 0) return;
     await query(
-      `UPDATE trip_detector_state SET last_position_time = $2::timestamptz, machine = $3::jsonb, open_since = $4::timestamptz,
-              recheck_at = $5::timestamptz, reports_ignition = $6, updated_at = $7::timestamptz
-       WHERE unit_id = $1`,
+      `UPDATE trip_detector_state s SET last_position_time = x.last, machine = x.machine::jsonb, open_since = x.open_since,
+              recheck_at = x.recheck_at, reports_ignition = x.ignition, updated_at = $7::timestamptz
+       FROM unnest($1::int[], $2::timestamptz[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::boolean[])
+         AS x(u, last, machine, open_since, recheck_at, ignition)
+       WHERE s.unit_id = x.u`,
       [
-        unitId,
-        state.last === null ? null : iso(state.last),
-        JSON.stringify(state.machine),
-        state.openSince === null ? null : iso(state.openSince),
-        state.recheckAt === null ? null : iso(state.recheckAt),
-        state.reportsIgnition,
+        updates.map((update) => update.unitId),
+        updates.map((update) => isoOrNull(update.last)),
+        updates.map((update) => JSON.stringify(update.machine)),
+        updates.map((update) => isoOrNull(update.openSince)),
+        updates.map((update) => isoOrNull(update.recheckAt)),
+        updates.map((update) => update.reportsIgnition),
         iso(now),
       ],
     );
   }
 
   /**
-   * Detects trips for one unit after positions in [minT, maxT] (epoch ms) were stored; without a window,
-   * only judges the trip in progress against the clock. Idempotent: running it again with the same data
-   * changes nothing but the detection time of provisional rows.
+   * In-order detection for many units in one transaction: each unit's machine continues from its snapshot
+   * with the positions stored after it. Units whose new data is older than what was detected (or whose
+   * detection mode changed in the middle of a trip) are handed back to be re-detected one by one.
    */
-  async function detect(
-    unitId: number,
-    window: { minT: number; maxT: number } | null,
-    hints: { reportsIgnition?: boolean } = {},
-  ): Promise<DetectionOutcome> {
+  async function detectBatch(works: UnitWork[], hints: { reportsIgnition?: (unitId: number) => boolean } = {}): Promise<BatchOutcome> {
     const now = clock.now().getTime();
     return database.transaction(async (query) => {
-      await query('INSERT INTO trip_detector_state (unit_id) SELECT id FROM units WHERE id = $1 ON CONFLICT (unit_id) DO NOTHING', [unitId]);
-      const [state] = await query<StateRow>(
-        `SELECT u.account_id, ${EPOCH_MS('s.last_position_time')} AS last_ms, s.machine, ${EPOCH_MS('s.open_since')} AS open_since_ms,
-                s.reports_ignition, t.detection, t.min_distance_m, t.min_duration_s, t.time_till_parked_s, t.max_gap_s,
-                t.moving_speed_kmh, t.default_trip_type
-         FROM trip_detector_state s
-         JOIN units u ON u.id = s.unit_id
-         LEFT JOIN trip_unit_settings t ON t.unit_id = s.unit_id
-         WHERE s.unit_id = $1
-         FOR UPDATE OF s`,
-        [unitId],
+      const states = await lockStates(query, works.map((work) => work.unitId));
+      const deferred: UnitWork[] = [];
+      const inOrder: Array<{ work: UnitWork; state: StateRow; last: number | null }> = [];
+      for (const work of works) {
+        const state = states.get(work.unitId);
+        if (!state) continue; // the unit is gone
+        const last = numberOrNull(state.last_ms);
+        if (work.window && last !== null && work.window.minT <= last) deferred.push(work);
+        else inOrder.push({ work, state, last });
+      }
+      const positions = await loadNewPositions(
+        query,
+        inOrder.filter(({ work }) => work.window).map(({ work, last }) => ({ unitId: work.unitId, after: last, until: work.window!.maxT })),
       );
-      if (!state) return { needAddresses: [], redetected: false }; // the unit is gone
+      const runs: Array<{ unitId: number; state: StateRow; openSince: number | null; machine: TripMachine; update: StateUpdate; written: DetectedTrip[] }> = [];
+      for (const { work, state, last } of inOrder) {
+        const params = paramsOf(state);
+        const fresh = positions.get(work.unitId) ?? [];
+        const reportsIgnition =
+          state.reports_ignition || hints.reportsIgnition?.(work.unitId) === true || fresh.some((position) => position.ignition !== null);
+        const mode = resolveMode(params.detection, reportsIgnition);
+        const snapshot = parseMachine(state.machine);
+        if (work.window && snapshot?.trip && snapshot.mode !== mode) {
+          deferred.push(work); // the trip in progress is re-detected in the new mode
+          continue;
+        }
+        const machine = new TripMachine(params, mode, snapshot);
+        for (const position of fresh) machine.push(position);
+        const pending = machine.pending(now);
+        runs.push({
+          unitId: work.unitId,
+          state,
+          openSince: numberOrNull(state.open_since_ms),
+          machine,
+          written: pending.trip ? [...machine.closed, pending.trip] : machine.closed,
+          update: {
+            unitId: work.unitId,
+            last: fresh.at(-1)?.t ?? last,
+            machine: machine.snapshot(),
+            openSince: pending.openSince,
+            recheckAt: pending.recheckAt,
+            reportsIgnition,
+          },
+        });
+      }
+      const provisional = await deleteProvisional(
+        query,
+        runs.filter((run) => run.openSince !== null).map((run) => ({ unitId: run.unitId, since: run.openSince! })),
+      );
+      const needAddresses = await insertTrips(
+        query,
+        runs.map((run) => ({
+          unitId: run.unitId,
+          accountId: run.state.account_id,
+          defaultType: run.state.default_trip_type ?? DEFAULT_TRIP_TYPE,
+          trips: run.written,
+          old: provisional.get(run.unitId) ?? [],
+        })),
+        now,
+      );
+      await saveStates(
+        query,
+        runs.map((run) => run.update),
+        now,
+      );
+      return { needAddresses, deferred };
+    });
+  }
+
+  /**
+   * Detects one unit after positions in the window were stored (in order or not); without a window, only
+   * judges the trip in progress against the clock. Idempotent: the same data again changes nothing.
+   */
+  async function detect(unitId: number, window: Window | null, hints: { reportsIgnition?: boolean } = {}): Promise<DetectionOutcome> {
+    const last = await database.query<{ last_ms: number | null }>(
+      `SELECT ${EPOCH_MS('last_position_time')} AS last_ms FROM trip_detector_state WHERE unit_id = $1`,
+      [unitId],
+    );
+    const lastMs = numberOrNull(last[0]?.last_ms);
+    if (!window || lastMs === null || window.minT > lastMs) {
+      // Probably in order: the batch path checks again under the lock and hands it back if not.
+      const outcome = await detectBatch([{ unitId, window }], { reportsIgnition: () => hints.reportsIgnition === true });
+      if (outcome.deferred.length === 0) return { needAddresses: outcome.needAddresses, redetected: false };
+    }
+    return redetect(unitId, window!, hints);
+  }
+
+  /** Late or out-of-order data of one unit: re-detects the span it touches. */
+  async function redetect(unitId: number, window: Window, hints: { reportsIgnition?: boolean }): Promise<DetectionOutcome> {
+    const now = clock.now().getTime();
+    return database.transaction(async (query) => {
+      const state = (await lockStates(query, [unitId])).get(unitId);
+      if (!state) return { needAddresses: [], redetected: false };
       const params = paramsOf(state);
-      const last = state.last_ms === null ? null : Number(state.last_ms);
-      const openSince = state.open_since_ms === null ? null : Number(state.open_since_ms);
-      const snapshot = parseMachine(state.machine);
+      const last = numberOrNull(state.last_ms);
+      const openSince = numberOrNull(state.open_since_ms);
+      const { minT, maxT } = window;
 
       let reportsIgnition = state.reports_ignition || hints.reportsIgnition === true;
-      if (!reportsIgnition && params.detection === 'auto' && window) {
-        const { minT, maxT } = window;
-        const checkFrom = last === null ? null : Math.min(minT, last);
+      if (!reportsIgnition && params.detection === 'auto') {
         const [hit] = await query(
-          `SELECT 1 AS one FROM positions WHERE unit_id = $1 AND time <= $2::timestamptz ${checkFrom === null ? '' : 'AND time >= $3::timestamptz'}
+          `SELECT 1 AS one FROM positions WHERE unit_id = $1 AND time >= $2::timestamptz AND time <= $3::timestamptz
              AND ignition IS NOT NULL LIMIT 1`,
-          checkFrom === null ? [unitId, iso(maxT)] : [unitId, iso(maxT), iso(checkFrom)],
+          [unitId, iso(Math.min(minT, last ?? minT)), iso(maxT)],
         );
         reportsIgnition = hit !== undefined;
       }
       const mode = resolveMode(params.detection, reportsIgnition);
-      const modeChangedMidTrip = snapshot !== null && snapshot.mode !== mode && snapshot.trip !== null;
 
-      if (!window || ((last === null || window.minT > last) && !modeChangedMidTrip)) {
-        // In order: continue the machine with the new positions.
-        const machine = new TripMachine(params, mode, snapshot);
-        let lastLoaded = last;
-        if (window) {
-          for await (const slice of loadPositions(query, unitId, last === null ? null : { t: last, inclusive: false }, window.maxT)) {
-            for (const position of slice) machine.push(position);
-            lastLoaded = slice.at(-1)!.t;
-          }
-        }
-        const pending = machine.pending(now);
-        const provisional = openSince === null ? [] : await deleteTrips(query, unitId, { t: openSince, inclusive: true }, null);
-        const written = pending.trip ? [...machine.closed, pending.trip] : machine.closed;
-        const needAddresses = await insertTrips(query, unitId, state, written, provisional, now);
-        await saveState(
-          query,
-          unitId,
-          { last: lastLoaded, machine: machine.snapshot(), openSince: pending.openSince, recheckAt: pending.recheckAt, reportsIgnition },
-          now,
-        );
-        return { needAddresses, redetected: false };
-      }
-
-      // Late or out of order: re-detect the span the new positions touch.
-      const { minT, maxT } = window;
+      // Start at the last parked point before the window.
       const reach = Math.max(params.timeTillParkedS, params.maxGapS) * 1000 + 1000;
       let from: Bound;
       if (openSince !== null && minT >= openSince) {
@@ -432,16 +610,18 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
             `SELECT ${EPOCH_MS('min(start_time)')} AS start_ms FROM trips WHERE unit_id = $1 AND stop_time >= $2::timestamptz`,
             [unitId, iso(start)],
           );
-          if (first?.start_ms !== null && first?.start_ms !== undefined && Number(first.start_ms) < start) start = Number(first.start_ms);
+          const firstStart = numberOrNull(first?.start_ms);
+          if (firstStart !== null && firstStart < start) start = firstStart;
           from = { t: start, inclusive: true };
         }
       }
+      // Go on until parked past the window and past every stored trip near it.
       const [touched] = await query<{ stop_ms: number | null }>(
         `SELECT ${EPOCH_MS('max(stop_time)')} AS stop_ms FROM trips
          WHERE unit_id = $1 AND start_time <= $2::timestamptz AND stop_time >= $3::timestamptz`,
         [unitId, iso(maxT + reach), iso(minT - reach)],
       );
-      const settledAfter = Math.max(maxT, touched?.stop_ms === null || touched?.stop_ms === undefined ? maxT : Number(touched.stop_ms)) + reach;
+      const settledAfter = Math.max(maxT, numberOrNull(touched?.stop_ms) ?? maxT) + reach;
       const until = Math.max(last ?? maxT, maxT);
 
       const machine = new TripMachine(params, mode);
@@ -470,9 +650,16 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
         }
       }
 
+      const write = (trips: DetectedTrip[], old: OldTrip[]): Write => ({
+        unitId,
+        accountId: state.account_id,
+        defaultType: state.default_trip_type ?? DEFAULT_TRIP_TYPE,
+        trips,
+        old,
+      });
       if (stopAt !== null) {
-        const old = await deleteTrips(query, unitId, from, stopAt);
-        const needAddresses = await insertTrips(query, unitId, state, machine.closed, old, now);
+        const old = await deleteRange(query, unitId, from, stopAt);
+        const needAddresses = await insertTrips(query, [write(machine.closed, old)], now);
         await shiftOdometersAfter(query, unitId, stopAt);
         if (reportsIgnition !== state.reports_ignition) {
           await query('UPDATE trip_detector_state SET reports_ignition = $2 WHERE unit_id = $1', [unitId, reportsIgnition]);
@@ -481,20 +668,18 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
       }
       // The span reached the newest detected position: the machine's state is the unit's state now.
       const pending = machine.pending(now);
-      const old = await deleteTrips(query, unitId, from, null);
-      const written = pending.trip ? [...machine.closed, pending.trip] : machine.closed;
-      const needAddresses = await insertTrips(query, unitId, state, written, old, now);
-      await saveState(
+      const old = await deleteRange(query, unitId, from, null);
+      const needAddresses = await insertTrips(query, [write(pending.trip ? [...machine.closed, pending.trip] : machine.closed, old)], now);
+      await saveStates(
         query,
-        unitId,
-        { last: lastLoaded ?? last, machine: machine.snapshot(), openSince: pending.openSince, recheckAt: pending.recheckAt, reportsIgnition },
+        [{ unitId, last: lastLoaded ?? last, machine: machine.snapshot(), openSince: pending.openSince, recheckAt: pending.recheckAt, reportsIgnition }],
         now,
       );
       return { needAddresses, redetected: true };
     });
   }
 
-  return { detect };
+  return { detect, detectBatch, redetect };
 }
 
 export type Detection = ReturnType<typeof createDetection>;

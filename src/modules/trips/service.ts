@@ -4,7 +4,7 @@ import type { Platform } from '../../lib/platform';
 import type { Actor } from '../accounts/users';
 import { FLAG_FUTURE } from '../tracking/ingest';
 import type { UnitService } from '../units/service';
-import { createDetection, type DetectionOutcome, paramsOf } from './detection';
+import { type BatchOutcome, createDetection, paramsOf, type UnitWork, type Window } from './detection';
 import type { DetectionParams } from './detector';
 import {
   DEFAULT_TRIP_TYPE,
@@ -23,49 +23,65 @@ import { addToDay, dayOf, isTimeZone, startOfDay } from './time';
 const FALLBACK_TIME_ZONE = 'Europe/Stockholm';
 
 /**
- * Work queue of units to detect: windows of one unit are merged while it waits, a unit runs once at a
- * time, and a few units run at once. Ingest only enqueues, so a slow detection never holds up acknowledging
- * devices, and a busy unit's batches coalesce into one run.
+ * Work queue of units to detect. Ingest only enqueues, so detection never holds up acknowledging devices.
+ * A unit's windows merge while it waits; the worker takes every waiting unit (up to a batch) into one run,
+ * so under load many batches of many units become a few transactions; one unit is never in two runs at once.
  */
 class DetectionQueue {
-  private readonly pending = new Map<number, { minT: number; maxT: number } | null>();
-  private readonly running = new Map<number, Promise<void>>();
+  private readonly pending = new Map<number, Window | null>();
+  private readonly running = new Set<number>();
+  private readonly active = new Set<Promise<void>>();
+  private scheduled = false;
 
   constructor(
-    private readonly work: (unitId: number, window: { minT: number; maxT: number } | null) => Promise<void>,
+    private readonly work: (batch: UnitWork[]) => Promise<void>,
     private readonly concurrency: number,
+    private readonly maxBatch: number,
   ) {}
 
   /** Queues a unit; without a window, only the clock check of its trip in progress. */
-  mark(unitId: number, window: { minT: number; maxT: number } | null) {
-    if (this.pending.has(unitId)) {
-      const queued = this.pending.get(unitId) ?? null;
-      if (queued && window) this.pending.set(unitId, { minT: Math.min(queued.minT, window.minT), maxT: Math.max(queued.maxT, window.maxT) });
-      else this.pending.set(unitId, queued ?? window);
-    } else {
-      this.pending.set(unitId, window);
+  mark(unitId: number, window: Window | null) {
+    const queued = this.pending.get(unitId) ?? null;
+    if (queued && window) this.pending.set(unitId, { minT: Math.min(queued.minT, window.minT), maxT: Math.max(queued.maxT, window.maxT) });
+    else this.pending.set(unitId, queued ?? window);
+    // Start on the next turn, so the events of one ingest batch (one per unit) land in one detection batch.
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.pump();
+      });
     }
-    this.pump();
   }
 
   private pump() {
-    for (const [unitId, window] of this.pending) {
-      if (this.running.size >= this.concurrency) return;
-      if (this.running.has(unitId)) continue;
-      this.pending.delete(unitId);
-      const task = this.work(unitId, window).finally(() => {
-        this.running.delete(unitId);
+    while (this.active.size < this.concurrency) {
+      const batch: UnitWork[] = [];
+      for (const [unitId, window] of this.pending) {
+        if (this.running.has(unitId)) continue;
+        batch.push({ unitId, window });
+        if (batch.length >= this.maxBatch) break;
+      }
+      if (batch.length === 0) return;
+      for (const { unitId } of batch) {
+        this.pending.delete(unitId);
+        this.running.add(unitId);
+      }
+      const task: Promise<void> = this.work(batch).finally(() => {
+        for (const { unitId } of batch) this.running.delete(unitId);
+        this.active.delete(task);
         this.pump();
       });
-      this.running.set(unitId, task);
+      this.active.add(task);
     }
   }
 
   /** Resolves once nothing is queued or running. */
   async idle(): Promise<void> {
-    while (this.running.size > 0 || this.pending.size > 0) {
-      if (this.running.size === 0) this.pump();
-      await Promise.race(this.running.values());
+    while (this.active.size > 0 || this.pending.size > 0) {
+      if (this.active.size === 0) this.pump();
+      if (this.active.size === 0) return;
+      await Promise.race(this.active);
     }
   }
 }
@@ -117,8 +133,8 @@ function toView(row: TripRow): TripView {
     startLon: round(row.start_lon, 6),
     stopLat: round(row.stop_lat, 6),
     stopLon: round(row.stop_lon, 6),
-    startAddress: row.start_address,
-    stopAddress: row.stop_address,
+    startAddress: row.start_address || null,
+    stopAddress: row.stop_address || null,
     odometerStartM: Math.round(Number(row.odometer_start_m)),
     odometerStopM: Math.round(Number(row.odometer_stop_m)),
     odometerSource: row.odometer_source,
@@ -169,7 +185,7 @@ export function createTripService(platform: Platform, units: UnitService, option
   const detection = createDetection(database, clock);
   /** Units seen reporting ignition by this process (a hint; the detector state keeps it for good). */
   const reportsIgnition = new Set<number>();
-  /** Counters for benchmarks and health: detection runs, how many re-detected a span, how many failed. */
+  /** Counters for benchmarks and health: units detected, spans re-detected (late data), failed detections. */
   const stats = { runs: 0, redetections: 0, failures: 0 };
   /** Addresses being looked up after a detection run. */
   const addressing = new Set<Promise<void>>();
@@ -195,34 +211,53 @@ export function createTripService(platform: Platform, units: UnitService, option
       const stop = row.stop_address ?? (await geocoder.reverse(Number(row.stop_lat), Number(row.stop_lon)));
       if (start === row.start_address && stop === row.stop_address) continue;
       // A later re-detection may have replaced the row meanwhile; then this changes nothing.
+      // No address known there (open sea, far from any locality) is stored as '' so it is not asked again.
       await database.query(
         `UPDATE trips SET start_address = COALESCE(start_address, $2), stop_address = COALESCE(stop_address, $3)
          WHERE id = $1 AND ST_Y(start_geom) = $4 AND ST_X(start_geom) = $5 AND ST_Y(stop_geom) = $6 AND ST_X(stop_geom) = $7`,
-        [Number(row.id), start, stop, row.start_lat, row.start_lon, row.stop_lat, row.stop_lon],
+        [Number(row.id), start ?? '', stop ?? '', row.start_lat, row.start_lon, row.stop_lat, row.stop_lon],
       );
     }
   }
 
-  async function runDetection(unitId: number, window: { minT: number; maxT: number } | null): Promise<void> {
-    let outcome: DetectionOutcome;
-    stats.runs += 1;
-    try {
-      outcome = await detection.detect(unitId, window, { reportsIgnition: reportsIgnition.has(unitId) });
-      if (outcome.redetected) stats.redetections += 1;
-    } catch (error) {
-      stats.failures += 1;
-      // Nothing was written; the unit's next batch continues from the last good state.
-      log.error('trip detection failed', { unitId, error: error instanceof Error ? error.message : String(error) });
-      return;
-    }
-    if (outcome.needAddresses.length === 0) return;
-    const task = fillAddresses(outcome.needAddresses)
-      .catch((error: unknown) => log.warn('trip addresses not filled', { unitId, error: String(error) }))
+  function address(ids: number[]) {
+    if (ids.length === 0) return;
+    const task = fillAddresses(ids)
+      .catch((error: unknown) => log.warn('trip addresses not filled', { error: String(error) }))
       .finally(() => addressing.delete(task));
     addressing.add(task);
   }
 
-  const queue = new DetectionQueue(runDetection, database.kind === 'pglite' ? 1 : 4);
+  /** Late or out-of-order data of one unit; a failure leaves that unit's trips as they were. */
+  async function redetectOne(work: UnitWork): Promise<void> {
+    try {
+      const outcome = work.window
+        ? await detection.redetect(work.unitId, work.window, { reportsIgnition: reportsIgnition.has(work.unitId) })
+        : await detection.detect(work.unitId, null, { reportsIgnition: reportsIgnition.has(work.unitId) });
+      if (outcome.redetected) stats.redetections += 1;
+      address(outcome.needAddresses);
+    } catch (error) {
+      stats.failures += 1;
+      log.error('trip detection failed', { unitId: work.unitId, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  async function runBatch(batch: UnitWork[]): Promise<void> {
+    stats.runs += batch.length;
+    let outcome: BatchOutcome;
+    try {
+      outcome = await detection.detectBatch(batch, { reportsIgnition: (unitId) => reportsIgnition.has(unitId) });
+    } catch (error) {
+      // Nothing of the batch was written. One unit's bad data must not hold up the others: go one by one.
+      log.warn('trip detection batch failed; detecting its units one by one', { units: batch.length, error: String(error) });
+      for (const work of batch) await redetectOne(work);
+      return;
+    }
+    address(outcome.needAddresses);
+    for (const work of outcome.deferred) await redetectOne(work);
+  }
+
+  const queue = new DetectionQueue(runBatch, database.kind === 'pglite' ? 1 : 2, 500);
 
   events.on('positions.stored', ({ unitId, positions }) => {
     let minT = Number.POSITIVE_INFINITY;
@@ -245,6 +280,27 @@ export function createTripService(platform: Platform, units: UnitService, option
     return { ...paramsOf(row ?? {}), defaultTripType: (row?.default_trip_type as TripType | null) ?? DEFAULT_TRIP_TYPE };
   }
 
+  /** Closes trips in progress that the clock alone ends (a tracker silent after parking). Returns how many units were checked. */
+  async function recheckDue(): Promise<number> {
+    const due = await database.query<{ unit_id: number }>(
+      'SELECT unit_id FROM trip_detector_state WHERE recheck_at <= $1::timestamptz ORDER BY recheck_at LIMIT 1000',
+      [clock.now().toISOString()],
+    );
+    for (const { unit_id } of due) queue.mark(unit_id, null);
+    await queue.idle();
+    return due.length;
+  }
+
+  /** Looks up addresses that are still missing (the geocoder was down when the trips were detected). */
+  async function fillMissingAddresses(limit = 500): Promise<number> {
+    const rows = await database.query<{ id: number | string }>(
+      'SELECT id FROM trips WHERE start_address IS NULL OR stop_address IS NULL ORDER BY id DESC LIMIT $1',
+      [limit],
+    );
+    await fillAddresses(rows.map((row) => Number(row.id)));
+    return rows.length;
+  }
+
   return {
     geocoder,
 
@@ -253,7 +309,7 @@ export function createTripService(platform: Platform, units: UnitService, option
     },
 
     /** Detects a unit now (as an ingest event would); windows in epoch ms. */
-    detect(unitId: number, window: { minT: number; maxT: number } | null = null) {
+    detect(unitId: number, window: Window | null = null) {
       queue.mark(unitId, window);
     },
 
@@ -266,38 +322,26 @@ export function createTripService(platform: Platform, units: UnitService, option
       }
     },
 
-    /** Closes trips in progress that the clock alone ends (a tracker silent after parking). Returns how many units were checked. */
-    async recheckDue(): Promise<number> {
-      const due = await database.query<{ unit_id: number }>(
-        'SELECT unit_id FROM trip_detector_state WHERE recheck_at <= $1::timestamptz ORDER BY recheck_at LIMIT 1000',
-        [clock.now().toISOString()],
-      );
-      for (const { unit_id } of due) queue.mark(unit_id, null);
-      await queue.idle();
-      return due.length;
-    },
-
-    /** Looks up addresses that are still missing (the geocoder was down when the trips were detected). */
-    async fillMissingAddresses(limit = 500): Promise<number> {
-      const rows = await database.query<{ id: number | string }>(
-        'SELECT id FROM trips WHERE start_address IS NULL OR stop_address IS NULL ORDER BY id DESC LIMIT $1',
-        [limit],
-      );
-      await fillAddresses(rows.map((row) => Number(row.id)));
-      return rows.length;
-    },
+    recheckDue,
+    fillMissingAddresses,
 
     /** Scheduled work for the job scheduler (src/jobs): clock-closed trips and missing addresses. */
     jobs() {
       return [
-        { name: 'trips.recheck', intervalSeconds: 60, run: async () => void (await this.recheckDue()) },
-        { name: 'trips.addresses', intervalSeconds: 15 * 60, run: async () => void (await this.fillMissingAddresses()) },
+        { name: 'trips.recheck', intervalSeconds: 60, run: async () => void (await recheckDue()) },
+        { name: 'trips.addresses', intervalSeconds: 15 * 60, run: async () => void (await fillMissingAddresses()) },
       ];
+    },
+
+    /** Re-detects a unit's trips starting in a period (after its detection settings changed); resolves when done. */
+    async redetect(unitId: number, from: Date, to: Date): Promise<void> {
+      queue.mark(unitId, { minT: from.getTime(), maxT: to.getTime() });
+      await queue.idle();
     },
 
     settings: unitParams,
 
-    /** Sets a unit's detection overrides (null restores a default) and re-detects its recent trips with them. */
+    /** Sets a unit's detection overrides (null restores a default). They apply from the next detection run; `redetect` applies them to a past period. */
     async updateSettings(unitId: number, input: TripSettingsInput): Promise<void> {
       const value = (v: unknown) => (v === undefined ? null : v);
       await database.query(

@@ -347,5 +347,13 @@ describe('trips detected from ingested positions', () => {
     // The 12-minute stop (park 720) no longer splits: 2 trips a day instead of 3.
     expect(trips).toHaveLength(4);
     expect(trips.every((trip) => trip.type === 'private')).toBe(true);
+
+    // Back to the defaults, and the period re-detected with them.
+    await app.services.trips.updateSettings(unitId, {});
+    await app.services.trips.redetect(unitId, new Date('2026-02-18T00:00:00Z'), new Date('2026-02-20T00:00:00Z'));
+    const again = await tripsOf(unitId);
+    expect(again).toHaveLength(6);
+    expect(again.every((trip) => trip.type === 'business')).toBe(true);
+    for (let i = 1; i < again.length; i++) expect(again[i]!.odoStart).toBe(again[i - 1]!.odoStop);
   }, 30_000);
 });

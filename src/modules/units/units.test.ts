@@ -1,8 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { parseArgs, parseCommand, runStock } from '../../../scripts/stock';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { StockAddResult, StockItem, UnitView } from './model';
+import { type BulkResult, DEFAULT_LIST_COLUMNS, type NamedRef, type StockAddResult, type StockItem, type TrackerHistoryEntry, type UnitDetail, type UnitOptions, type UnitView } from './model';
+import { addUnit as addUnitWithStock, nextImei, setState } from './testing';
+
+// Each test makes many API calls; a loaded CI machine needs more than the default 5 s.
+setDefaultTimeout(30_000);
 
 let app: TestApp;
 beforeAll(async () => {
@@ -40,7 +44,26 @@ describe('GET /api/units', () => {
       SubscriptionType: 'standard',
       VehicleType: 'passenger_car',
       CreatedAt: expect.any(String),
-    });
+      DeviceKind: 'triplog',
+      Color: '#0b5cad',
+      MarkerIcon: 'car',
+      Department: null,
+      Project: null,
+      Tags: [],
+      FeatureProfile: null,
+      OperatingMode: null,
+      ReportFrequencyS: null,
+      FuelType: null,
+      CarUsage: 'none',
+      isLocked: false,
+      NextInspection: null,
+      LastSeen: null,
+      Status: 'offline',
+      OdometerKm: null,
+      OperatingHours: null,
+      Outputs: { dout1: null, dout2: null, dout3: null },
+      Inputs: { din2: null, din3: null },
+    } satisfies UnitView);
   });
 
   test('an ordinary user sees the units of their account (for now all of them)', async () => {
@@ -243,5 +266,264 @@ describe('stock CLI', () => {
       '  imeis.0 (35630704247000X): The IMEI must be exactly 15 digits.',
       '  protocol: Invalid choice.',
     ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Unit list: search, filters, sorting, column preferences, catalogues
+// ---------------------------------------------------------------------------------------------
+
+describe('unit list (spec §2 /user/edit-terminal-list)', () => {
+  async function fleet() {
+    const admin = await app.createAccount();
+    const token = await app.login(admin);
+    const create = async (kind: 'departments' | 'projects' | 'tags', name: string) =>
+      (await app.call<NamedRef>('POST', `/api/admin/${kind}`, { token, body: { name } })).body.data!.id;
+    const north = await create('departments', 'North');
+    const south = await create('departments', 'South');
+    const build = await create('projects', 'Bridge build');
+    const green = await create('tags', 'Green');
+    const volvo = await addUnitWithStock(app, admin.accountId, nextImei('35800005'), 'Volvo V60', { registrationNumber: 'ABC123' });
+    const scania = await addUnitWithStock(app, admin.accountId, nextImei('35800005'), 'Scania R450', { registrationNumber: 'XYZ987', vehicleType: 'lorry' });
+    const boat = await addUnitWithStock(app, admin.accountId, nextImei('35800005'), 'Buster boat', { vehicleType: 'motorboat', deviceKind: 'battery', model: 'TAT100' });
+    await app.call('POST', `/api/units/${volvo}/organisation`, { token, body: { departmentId: north, projectId: build, tagIds: [green] } });
+    await app.call('POST', `/api/units/${scania}/organisation`, { token, body: { departmentId: south, projectId: null, tagIds: [] } });
+    await app.database.rows(sql`update units set subscription_type = 'bas' where id = ${boat}`);
+    await setState(app, volvo, { speed: 50, ignition: true, lastSeen: app.clock.now() });
+    await setState(app, scania, { speed: 0, ignition: false, lastSeen: new Date(app.clock.now().getTime() - 5 * 60_000) });
+    return { admin, token, north, south, build, green, volvo, scania, boat };
+  }
+
+  test('search by name, registration number or IMEI; filters by department, project, tag, vehicle type, subscription, status', async () => {
+    const f = await fleet();
+    const ids = async (query: string) => (await app.call<UnitView[]>('GET', `/api/units?${query}`, { token: f.token })).body.data!.map((unit) => unit.ID);
+    expect(await ids('')).toEqual([f.boat, f.scania, f.volvo]);
+    expect(await ids('q=volvo')).toEqual([f.volvo]);
+    expect(await ids('q=xyz')).toEqual([f.scania]);
+    const [boatRow] = await app.database.rows<{ imei: string }>(sql`select imei from units where id = ${f.boat}`);
+    expect(await ids(`q=${boatRow!.imei.slice(-6)}`)).toEqual([f.boat]);
+    expect(await ids('q=%25')).toEqual([]);
+    expect(await ids(`departmentId=${f.north}`)).toEqual([f.volvo]);
+    expect(await ids(`projectId=${f.build}`)).toEqual([f.volvo]);
+    expect(await ids(`tagId=${f.green}`)).toEqual([f.volvo]);
+    expect(await ids('vehicleType=lorry')).toEqual([f.scania]);
+    expect(await ids('subscription=bas')).toEqual([f.boat]);
+    expect(await ids('status=moving')).toEqual([f.volvo]);
+    expect(await ids('status=parked')).toEqual([f.scania]);
+    expect(await ids('status=offline')).toEqual([f.boat]);
+    expect((await app.call('GET', '/api/units?status=flying', { token: f.token })).status).toBe(422);
+    const list = await app.call<UnitView[]>('GET', `/api/units?departmentId=${f.north}`, { token: f.token });
+    expect(list.body.data![0]).toMatchObject({
+      Department: { id: f.north, name: 'North' },
+      Project: { id: f.build, name: 'Bridge build' },
+      Tags: [{ id: f.green, name: 'Green' }],
+      Status: 'moving',
+      LastSeen: app.clock.now().toISOString(),
+    });
+  });
+
+  test('sorting by any sortable column, both ways, empty values last', async () => {
+    const f = await fleet();
+    const ids = async (query: string) => (await app.call<UnitView[]>('GET', `/api/units?${query}`, { token: f.token })).body.data!.map((unit) => unit.ID);
+    expect(await ids('sort=name&order=desc')).toEqual([f.volvo, f.scania, f.boat]);
+    expect(await ids('sort=registrationNumber')).toEqual([f.volvo, f.scania, f.boat]);
+    expect(await ids('sort=registrationNumber&order=desc')).toEqual([f.scania, f.volvo, f.boat]);
+    expect(await ids('sort=lastSeen&order=desc')).toEqual([f.volvo, f.scania, f.boat]);
+    expect(await ids('sort=department')).toEqual([f.volvo, f.scania, f.boat]);
+    expect(await ids('sort=status')).toEqual([f.volvo, f.scania, f.boat]);
+    expect((await app.call('GET', '/api/units?sort=password', { token: f.token })).status).toBe(422);
+  });
+
+  test('the column choice and sort order are kept per user', async () => {
+    const admin = await app.createAccount();
+    const token = await app.login(admin);
+    const initial = await app.call<{ columns: string[]; sort: string; order: string }>('GET', '/api/units/list-preferences', { token });
+    expect(initial.body.data).toEqual({ columns: [...DEFAULT_LIST_COLUMNS], sort: 'name', order: 'asc' });
+    const saved = await app.call('POST', '/api/units/list-preferences', {
+      token,
+      body: { columns: ['name', 'odometer', 'tags', 'odometer'], sort: 'lastSeen', order: 'desc' },
+    });
+    expect(saved.status).toBe(200);
+    expect((await app.call('GET', '/api/units/list-preferences', { token })).body.data).toEqual({
+      columns: ['name', 'odometer', 'tags'],
+      sort: 'lastSeen',
+      order: 'desc',
+    });
+    // Another user of the same account keeps the defaults.
+    const other = await app.createAccount();
+    expect((await app.call('GET', '/api/units/list-preferences', { token: await app.login(other) })).body.data).toMatchObject({ sort: 'name' });
+    const bad = await app.call('POST', '/api/units/list-preferences', { token, body: { columns: ['name', 'password_hash'] } });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body.errors as object)).toEqual(['columns.1']);
+    expect((await app.call('POST', '/api/units/list-preferences', { token, body: { columns: [] } })).status).toBe(422);
+  });
+
+  test('catalogues: administrators create departments, projects, tags and feature profiles with unique names; options list them', async () => {
+    const admin = await app.createAccount();
+    const token = await app.login(admin);
+    expect((await app.call('POST', '/api/admin/departments', { token, body: { name: 'Service' } })).status).toBe(200);
+    const again = await app.call('POST', '/api/admin/departments', { token, body: { name: 'service' } });
+    expect(again.status).toBe(422);
+    expect(again.body.errors).toEqual({ name: ['The name is already in use.'] });
+    expect((await app.call('POST', '/api/admin/feature-profiles', { token, body: { name: 'Eco', greenDriving: 'sensitive', overspeedKmh: 110 } })).status).toBe(200);
+    // Another account may use the same name.
+    const other = await app.createAccount();
+    expect((await app.call('POST', '/api/admin/departments', { token: await app.login(other), body: { name: 'Service' } })).status).toBe(200);
+    const options = await app.call<UnitOptions>('GET', '/api/units/options', { token });
+    expect(options.body.data!.departments.map((entry) => entry.name)).toEqual(['Service']);
+    expect(options.body.data!.featureProfiles.map((entry) => entry.name)).toEqual(['Eco']);
+    const [user] = await app.database.rows<{ id: number }>(sql`
+      insert into users (account_id, email, password_hash, role)
+      values (${admin.accountId}, ${`plain-cat-${admin.userId}@example.com`}, (select password_hash from users where id = ${admin.userId}), 'user')
+      returning id`);
+    expect(user).toBeDefined();
+    const userToken = await app.login({ email: `plain-cat-${admin.userId}@example.com`, password: admin.password, subsiteId: 0 });
+    expect((await app.call('POST', '/api/admin/tags', { token: userToken, body: { name: 'Mine' } })).status).toBe(403);
+    expect((await app.call<UnitOptions>('GET', '/api/units/options', { token: userToken })).body.data!.departments).toHaveLength(1);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Add terminal, tracker replacement, bulk tasks
+// ---------------------------------------------------------------------------------------------
+
+describe('add terminal (spec §2 /administration/add-terminal, §5 IMEI rules)', () => {
+  test('an administrator adds a tracker from stock; bad, unknown, foreign-site and used IMEIs are field errors', async () => {
+    const admin = await app.createAccount({ subsiteId: 2 });
+    const token = await app.login(admin);
+    const imei = nextImei('35800006');
+    await app.services.units.addStock({ imeis: [imei], model: 'FMB130', protocol: 'teltonika', subsiteID: 2 }, null);
+    const wrongSite = nextImei('35800006');
+    await app.services.units.addStock({ imeis: [wrongSite], model: 'FMB130', protocol: 'teltonika', subsiteID: 3 }, null);
+    const errorOf = async (body: unknown) => {
+      const result = await app.call('POST', '/api/admin/units', { token, body });
+      return [result.status, result.body.errors];
+    };
+    expect(await errorOf({ imei: '12345' })).toEqual([422, { imei: ['The IMEI must be exactly 15 digits.'] }]);
+    expect(await errorOf({ imei: nextImei('35800007') })).toEqual([422, { imei: [expect.any(String)] }]);
+    expect(await errorOf({ imei: wrongSite })).toEqual([422, { imei: [expect.any(String)] }]);
+    const added = await app.call<{ ID: number; Name: string }>('POST', '/api/admin/units', {
+      token,
+      body: { imei, name: 'New van', registrationNumber: 'abc 123', vehicleType: 'lorry' },
+    });
+    expect(added.status).toBe(200);
+    const unit = await app.call<UnitDetail>('GET', `/api/units/${added.body.data!.ID}`, { token });
+    expect(unit.body.data).toMatchObject({ Name: 'New van', Imei: imei, Model: 'FMB130', RegistrationNumber: 'ABC123', VehicleType: 'lorry', Position: null });
+    expect(await errorOf({ imei })).toEqual([422, { imei: ['This IMEI is already in use.'] }]);
+  });
+
+  test('the first position is awaited: none until the tracker reports, then where it is', async () => {
+    const admin = await app.createAccount();
+    const token = await app.login(admin);
+    const imei = nextImei('35800008');
+    await app.services.units.addStock({ imeis: [imei], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
+    const { ID } = (await app.call<{ ID: number }>('POST', '/api/admin/units', { token, body: { imei } })).body.data!;
+    expect((await app.call('GET', `/api/admin/units/${ID}/first-position`, { token })).body.data).toEqual({ ID, LastSeen: null, Position: null });
+    await setState(app, ID, { lat: 57.7089, lon: 11.9746 });
+    expect((await app.call('GET', `/api/admin/units/${ID}/first-position`, { token })).body.data).toEqual({
+      ID,
+      LastSeen: app.clock.now().toISOString(),
+      Position: { lat: 57.7089, lon: 11.9746, time: app.clock.now().toISOString() },
+    });
+  });
+
+  test('ordinary users may not add units; support names the customer account', async () => {
+    const admin = await app.createAccount();
+    const imei = nextImei('35800009');
+    await app.services.units.addStock({ imeis: [imei], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
+    const user = await app.createAccount({ role: 'user' });
+    expect((await app.call('POST', '/api/admin/units', { token: await app.login(user), body: { imei } })).status).toBe(403);
+    const support = await app.login(await app.createAccount({ role: 'support' }));
+    const missing = await app.call('POST', '/api/admin/units', { token: support, body: { imei } });
+    expect([missing.status, missing.body.errors]).toEqual([422, { accountId: ['Choose the customer account.'] }]);
+    const added = await app.call<{ ID: number; AccountID: number }>('POST', '/api/admin/units', { token: support, body: { imei, accountId: admin.accountId } });
+    expect(added.body.data!.AccountID).toBe(admin.accountId);
+    const list = await app.call<UnitView[]>('GET', '/api/units', { token: await app.login(admin) });
+    expect(list.body.data!.map((unit) => unit.Imei)).toEqual([imei]);
+    expect((await app.call('GET', `/api/admin/units/${added.body.data!.ID}/first-position`, { token: support })).status).toBe(200);
+  });
+});
+
+describe('tracker replacement (spec §4)', () => {
+  test('moves the unit and its history to a new IMEI from stock after confirmation; the old tracker returns to stock', async () => {
+    const admin = await app.createAccount();
+    const token = await app.login(admin);
+    const oldImei = nextImei('35800010');
+    const newImei = nextImei('35800010');
+    const unitId = await addUnitWithStock(app, admin.accountId, oldImei, 'Excavator');
+    await app.services.units.addStock({ imeis: [newImei], model: 'FMC130', protocol: 'teltonika', subsiteID: null }, null);
+    await app.database.rows(sql`insert into positions (unit_id, time, received_at, geom, valid)
+      values (${unitId}, '2026-03-01T10:00:00Z', now(), ST_SetSRID(ST_MakePoint(18, 59), 4326), true)`);
+    const unconfirmed = await app.call('POST', `/api/units/${unitId}/replace-tracker`, { token, body: { imei: newImei } });
+    expect([unconfirmed.status, unconfirmed.body.errors]).toEqual([422, { confirm: ['Confirm the replacement: it cannot be undone.'] }]);
+    expect((await app.call('POST', `/api/units/${unitId}/replace-tracker`, { token, body: { imei: oldImei, confirm: true } })).status).toBe(422);
+    const unknown = await app.call('POST', `/api/units/${unitId}/replace-tracker`, { token, body: { imei: nextImei('35800011'), confirm: true } });
+    expect(Object.keys(unknown.body.errors as object)).toEqual(['imei']);
+
+    const replaced = await app.call<UnitDetail>('POST', `/api/units/${unitId}/replace-tracker`, { token, body: { imei: newImei, confirm: true } });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.data).toMatchObject({ ID: unitId, Name: 'Excavator', Imei: newImei, Model: 'FMC130' });
+    const history = await app.call<TrackerHistoryEntry[]>('GET', `/api/units/${unitId}/tracker-history`, { token });
+    expect(history.body.data).toEqual([
+      { previousImei: oldImei, previousModel: 'FMB920', imei: newImei, model: 'FMC130', replacedBy: expect.stringContaining('Test'), replacedAt: app.clock.now().toISOString() },
+    ]);
+    // The history stays with the unit, now under the new IMEI; the old IMEI is free stock again.
+    const [positions] = await app.database.rows<{ n: number }>(sql`select count(*)::int as n from positions where unit_id = ${unitId}`);
+    expect(positions!.n).toBe(1);
+    expect(await app.services.units.findUnitByImei(newImei)).toMatchObject({ unitId });
+    expect(await app.services.units.findUnitByImei(oldImei)).toBeNull();
+    expect((await app.services.units.checkImei(oldImei, 0)).ok).toBe(true);
+  });
+
+  test('only administrators and support replace trackers', async () => {
+    const admin = await app.createAccount();
+    const unitId = await addUnitWithStock(app, admin.accountId, nextImei('35800012'), 'Van');
+    const newImei = nextImei('35800012');
+    await app.services.units.addStock({ imeis: [newImei], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
+    const [user] = await app.database.rows<{ email: string }>(sql`
+      insert into users (account_id, email, password_hash, role)
+      values (${admin.accountId}, ${`plain-rep-${admin.userId}@example.com`}, (select password_hash from users where id = ${admin.userId}), 'user')
+      returning email`);
+    const userToken = await app.login({ email: user!.email, password: admin.password, subsiteId: 0 });
+    expect((await app.call('POST', `/api/units/${unitId}/replace-tracker`, { token: userToken, body: { imei: newImei, confirm: true } })).status).toBe(403);
+    const support = await app.login(await app.createAccount({ role: 'support' }));
+    expect((await app.call('POST', `/api/units/${unitId}/replace-tracker`, { token: support, body: { imei: newImei, confirm: true } })).status).toBe(200);
+  });
+});
+
+describe('bulk tasks', () => {
+  test('a department for selected units, each with its result; a foreign unit refuses the whole request', async () => {
+    const admin = await app.createAccount();
+    const token = await app.login(admin);
+    const department = (await app.call<NamedRef>('POST', '/api/admin/departments', { token, body: { name: 'Fleet' } })).body.data!.id;
+    const ids = [
+      await addUnitWithStock(app, admin.accountId, nextImei('35800013'), 'One'),
+      await addUnitWithStock(app, admin.accountId, nextImei('35800013'), 'Two'),
+    ];
+    const result = await app.call<BulkResult>('POST', '/api/units/bulk', { token, body: { unitIds: ids, task: { kind: 'department', departmentId: department } } });
+    expect(result.body.data!.results).toEqual(ids.map((unitId) => ({ unitId, ok: true, error: null, pending: false })));
+    const list = await app.call<UnitView[]>('GET', `/api/units?departmentId=${department}`, { token });
+    expect(list.body.data!.map((unit) => unit.ID).sort()).toEqual([...ids].sort());
+    const stranger = await app.createAccount();
+    const foreign = await addUnitWithStock(app, stranger.accountId, nextImei('35800013'), 'Foreign');
+    const refused = await app.call('POST', '/api/units/bulk', { token, body: { unitIds: [ids[0], foreign], task: { kind: 'department', departmentId: null } } });
+    expect(refused.status).toBe(404);
+    expect((await app.call<UnitView>('GET', `/api/units/${ids[0]}`, { token })).body.data!.Department).toEqual({ id: department, name: 'Fleet' });
+    const none = await app.call('POST', '/api/units/bulk', { token, body: { unitIds: [], task: { kind: 'department', departmentId: null } } });
+    expect([none.status, none.body.errors]).toEqual([422, { unitIds: ['Select at least one unit.'] }]);
+  });
+
+  test('operating mode for a mixed selection: battery trackers queue it, others answer why not', async () => {
+    const admin = await app.createAccount();
+    const token = await app.login(admin);
+    const battery = await addUnitWithStock(app, admin.accountId, nextImei('35800014'), 'Boat', { deviceKind: 'battery', model: 'TAT100' });
+    const car = await addUnitWithStock(app, admin.accountId, nextImei('35800014'), 'Car');
+    const result = await app.call<BulkResult>('POST', '/api/units/bulk', { token, body: { unitIds: [battery, car], task: { kind: 'operatingMode', mode: '8h' } } });
+    expect(result.body.data!.results).toEqual([
+      { unitId: battery, ok: true, error: null, pending: true },
+      { unitId: car, ok: false, error: 'Operating modes apply to battery-powered trackers only.' },
+    ]);
+    const tags = await app.call<BulkResult>('POST', '/api/units/bulk', { token, body: { unitIds: [car], task: { kind: 'tags', tagIds: [999999], mode: 'add' } } });
+    expect(tags.status).toBe(422);
   });
 });

@@ -45,6 +45,8 @@ function useNavEntries(session: Session): { user: NavEntry[]; admin: NavEntry[] 
     admin.push({ to: '/administration/configure-alarm-receiver', label: t('nav.alarmReceivers'), icon: 'bell' });
     admin.push({ to: '/administration/add-terminal', label: t('nav.addUnit'), icon: 'plus' });
   }
+  // Spec §6: support registers trackers too.
+  if (!user.IsAdmin && user.Role === 'support') admin.push({ to: '/administration/add-terminal', label: t('nav.addUnit'), icon: 'plus' });
   if (alertNumbers) admin.push({ to: '/administration/configure-alert-numbers', label: t('nav.alertNumbers'), icon: 'phone' });
   return { user: entries, admin };
 }

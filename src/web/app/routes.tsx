@@ -8,6 +8,9 @@ import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
 import { NotFoundPage, StandaloneNotFoundPage } from '../features/errors/NotFoundPage';
 import { MapPage } from '../features/map/MapPage';
 import { RegisterPage } from '../features/registration/RegisterPage';
+import { AddTerminalPage } from '../features/units/AddTerminalPage';
+import { UnitEditPage } from '../features/units/UnitEditPage';
+import { UnitListPage } from '../features/units/UnitListPage';
 import { NAVIGATE_EVENT } from '../lib/api';
 import { landingPath, useSession } from '../lib/session';
 import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
@@ -23,6 +26,12 @@ function RequireUser() {
 function AnonymousOnly() {
   const session = useSession();
   return session ? <Navigate to={landingPath(session.user)} replace /> : <Outlet />;
+}
+
+/** Add terminal: administrators and support (spec §6: support registers IMEIs). */
+function RequireAdminOrSupport() {
+  const session = useSession();
+  return session?.user.IsAdmin || session?.user.Role === 'support' ? <Outlet /> : <NotFoundPage />;
 }
 
 function RequireAdmin() {
@@ -77,10 +86,8 @@ const PENDING_USER_ROUTES = [
   'user/geofences/add-edit-geofences/:geofenceID?',
   'user/places',
   'user/places/add-edit-places/:placeID?',
-  'user/edit-terminal',
-  'user/edit-terminal-list',
 ];
-const PENDING_ADMIN_ROUTES = ['administration/user-accounts', 'administration/add-terminal', 'administration/configure-alarm-receiver'];
+const PENDING_ADMIN_ROUTES = ['administration/user-accounts', 'administration/configure-alarm-receiver'];
 
 /** Lets code outside React (the API client) ask for a navigation. */
 function NavigationBridge() {
@@ -114,6 +121,11 @@ export function AppRoutes() {
           <Route element={<Shell />}>
             <Route path="user/realtime-tracking" element={<MapRoute />} />
             <Route path="user/car-schedule" element={<CarScheduleRoute />} />
+            <Route path="user/edit-terminal-list" element={<UnitListPage />} />
+            <Route path="user/edit-terminal" element={<UnitEditPage />} />
+            <Route element={<RequireAdminOrSupport />}>
+              <Route path="administration/add-terminal" element={<AddTerminalPage />} />
+            </Route>
             {PENDING_USER_ROUTES.map((path) => (
               <Route key={path} path={path} element={<NotFoundPage />} />
             ))}

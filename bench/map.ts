@@ -1,0 +1,209 @@
+/**
+ * `bun run bench:map [--units 20000] [--interval 10000] [--seconds 20] [--pan-seconds 8] [--db pglite|postgres]`
+ *
+ * The live map under a large fleet: the whole portal (API, web app, live socket, gateway) on loopback,
+ * `--units` simulated Teltonika trackers (scripts/simulate.ts, real TCP) each reporting one position every
+ * `--interval` ms, and the built web app in headless Chromium with software WebGL (SwiftShader). Prints:
+ * - initial load time: navigation to the map until every unit is loaded and drawn (cold and warm HTTP cache);
+ * - frame time p50 / p95 while panning (requestAnimationFrame deltas; the map panned every frame) at the
+ *   default view (Stockholm, zoom 14), a city-wide view (zoom 11) and the whole fleet (zoom 6, clusters);
+ * - ingest-to-marker latency p50 / p95 / max: from a position's fix time (the simulator stamps it as it sends)
+ *   to the frame that drew it, for every unit in view.
+ * Targets (issue 5): load under 2 s, p95 frame time under 50 ms, latency under 1 s.
+ */
+import { chromium, type Page } from 'playwright-core';
+import { buildWeb } from '../scripts/build-web';
+import { assemble } from '../src/bootstrap';
+import { demoImei } from '../src/demo/seed';
+import { startGateway } from '../src/gateway';
+import { loadConfig } from '../src/lib/config';
+import { createLogger } from '../src/lib/log';
+import { hashPassword } from '../src/modules/auth/service';
+import { createCommandService } from '../src/modules/io/commands';
+import type { FleetMapProbe } from '../src/web/features/map/LiveMap';
+import { VEHICLE_TYPES } from '../src/web/features/map/symbols';
+import { argument, openBenchDatabase, percentile } from './support';
+
+const kind = argument('db', process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL ? 'postgres' : 'pglite') as 'pglite' | 'postgres';
+const unitCount = Number(argument('units', '20000'));
+const intervalMs = Number(argument('interval', '10000'));
+const latencySeconds = Number(argument('seconds', '20'));
+const panSeconds = Number(argument('pan-seconds', '8'));
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const EMAIL = 'bench@example.com';
+const PASSWORD = 'Bench-2026!';
+
+const ms = (value: number) => `${Math.round(value)} ms`;
+
+console.log(`map benchmark: ${unitCount} units, one position each per ${intervalMs / 1000} s (${Math.round((unitCount * 1000) / intervalMs)} positions/s)`);
+await buildWeb({ quiet: true });
+const { database, label } = await openBenchDatabase(kind);
+console.log(`database: ${label}`);
+const config = loadConfig({ LOG_LEVEL: 'warn', GATEWAY: '0', JOBS: '0', DEMO: '0', RAW_FRAME_RETENTION_DAYS: '0' });
+const { platform, services, api } = await assemble(config, database, { log: createLogger('warn') });
+
+// --- The fleet: one company, one administrator, the units the simulator drives --------------------------
+const [account] = await database.query<{ id: number }>(`INSERT INTO accounts (subsite_id, company_name) VALUES (0, 'Map benchmark') RETURNING id`);
+await database.query(
+  `INSERT INTO users (account_id, email, password_hash, first_name, last_name, role) VALUES ($1, $2, $3, 'Bench', 'Admin', 'admin')`,
+  [account!.id, EMAIL, await hashPassword(PASSWORD)],
+);
+const imeis = Array.from({ length: unitCount }, (_, i) => demoImei(i));
+const types = imeis.map((_, i) => VEHICLE_TYPES[i % 7 === 0 ? 1 : i % 11 === 0 ? 2 : i % 13 === 0 ? 9 : 0]!);
+for (let from = 0; from < unitCount; from += 5000) {
+  await database.query(
+    `INSERT INTO units (account_id, imei, name, registration_number, vehicle_type, model, protocol)
+     SELECT $1, imei, 'Fordon ' || lpad(n::text, 5, '0'), 'BEN' || lpad(n::text, 5, '0'), type, 'FMB920', 'teltonika'
+     FROM unnest($2::text[], $3::int[], $4::text[]) AS x(imei, n, type)`,
+    [account!.id, imeis.slice(from, from + 5000), imeis.slice(from, from + 5000).map((_, i) => from + i + 1), types.slice(from, from + 5000)],
+  );
+}
+
+// --- Portal, gateway and simulator --------------------------------------------------------------------
+const gateway = await startGateway(platform, createCommandService(database, platform.events, platform.clock), { teltonika: 0, gt06: 0, osmand: 0 });
+api.listen({ hostname: '127.0.0.1', port: 0 });
+const baseUrl = `http://127.0.0.1:${api.server!.port}`;
+const simulator = Bun.spawn(
+  ['bun', 'run', 'scripts/simulate.ts', '--devices', String(unitCount), '--records', '1', '--interval', String(intervalMs),
+    '--teltonika-port', String(gateway.ports.teltonika), '--gt06-port', String(gateway.ports.gt06), '--osmand-port', String(gateway.ports.osmand)],
+  { stdout: 'ignore', stderr: 'inherit' },
+);
+const warmupDeadline = Date.now() + Math.max(60_000, intervalMs * 4);
+let reporting = 0;
+while (Date.now() < warmupDeadline) {
+  await Bun.sleep(2000);
+  const [row] = await database.query<{ n: number }>('SELECT count(*)::int AS n FROM unit_state');
+  reporting = row!.n;
+  if (reporting >= unitCount * 0.99) break;
+}
+// One more interval so that every tracker reports at its steady pace.
+await Bun.sleep(intervalMs);
+console.log(`${reporting} of ${unitCount} units reporting through the gateway (${gateway.context.metrics.connectionsOpen} connections)`);
+
+// --- Browser -------------------------------------------------------------------------------------------
+const browser = await chromium.launch({
+  executablePath: chromiumPath,
+  headless: true,
+  args: ['--no-sandbox', '--use-gl=angle', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist', '--disable-background-networking'],
+});
+const viewport = { width: 1280, height: 800 };
+const first = await browser.newContext({ viewport, baseURL: baseUrl, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' });
+// No base map from the internet in a benchmark: the offline style, as without a network.
+await first.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+const loginPage = await first.newPage();
+await loginPage.goto('/?subsite=0');
+await loginPage.getByLabel(/^E-postadress/).fill(EMAIL);
+await loginPage.getByLabel(/^Lösenord/).fill(PASSWORD);
+await loginPage.getByText(/^Kom ihåg mig$/).click();
+await loginPage.getByRole('button', { name: /^Logga in$/ }).click();
+await loginPage.waitForURL('**/user/realtime-tracking');
+const storageState = await first.storageState();
+await first.close();
+
+const probe = (page: Page) => page.evaluate(() => (window as unknown as { __fleetMap?: FleetMapProbe }).__fleetMap?.store.probe ?? null);
+
+/** Navigates to the map and waits until every unit is loaded and drawn; times since navigation start. */
+async function measureLoad(page: Page, how: 'goto' | 'reload') {
+  if (how === 'goto') await page.goto('/user/realtime-tracking');
+  else await page.reload();
+  await page.waitForFunction(() => ((window as unknown as { __fleetMap?: FleetMapProbe }).__fleetMap?.store.probe.firstDrawAt ?? 0) > 0, null, {
+    timeout: 60_000,
+  });
+  const result = await page.evaluate(() => {
+    const fleet = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap;
+    return { loadedAt: fleet.store.probe.loadedAt, firstDrawAt: fleet.store.probe.firstDrawAt, units: fleet.store.units.length };
+  });
+  return result;
+}
+
+const context = await browser.newContext({ viewport, baseURL: baseUrl, locale: 'sv-SE', timezoneId: 'Europe/Stockholm', storageState });
+await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort());
+const page = await context.newPage();
+page.on('pageerror', (error) => console.error('page error:', error.message));
+const cold = await measureLoad(page, 'goto');
+console.log(`loaded ${cold.units} units (cold cache): list ${ms(cold.loadedAt)}, drawn ${ms(cold.firstDrawAt)} after navigation`);
+await page.waitForTimeout(3000);
+const warm = await measureLoad(page, 'reload');
+console.log(`loaded ${warm.units} units (warm cache): list ${ms(warm.loadedAt)}, drawn ${ms(warm.firstDrawAt)} after navigation`);
+await page.locator('[data-connection="live"]').waitFor({ timeout: 20_000 });
+await page.waitForTimeout(3000);
+
+/** Pans the map by a few pixels every frame for `seconds`, returning the frame-to-frame times. */
+async function panFrames(center: [number, number], zoom: number, seconds: number) {
+  return page.evaluate(
+    async ([lon, lat, z, duration]) => {
+      const map = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map;
+      map.jumpTo({ center: [lon as number, lat as number], zoom: z as number });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const deltas: number[] = [];
+      await new Promise<void>((resolve) => {
+        let last = performance.now();
+        const end = last + (duration as number) * 1000;
+        let step = 0;
+        const frame = (now: number) => {
+          deltas.push(now - last);
+          last = now;
+          step += 1;
+          // A slow circle: east, south, west, north… a few pixels a frame, like a dragging hand.
+          const angle = step / 90;
+          map.panBy([Math.cos(angle) * 6, Math.sin(angle) * 6], { animate: false });
+          if (now < end) requestAnimationFrame(frame);
+          else resolve();
+        };
+        requestAnimationFrame(frame);
+      });
+      const drawn = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.drawn();
+      return { deltas: deltas.slice(1), units: drawn.units, clusters: drawn.clusters };
+    },
+    [center[0], center[1], zoom, seconds],
+  );
+}
+
+const scenarios: Array<{ name: string; center: [number, number]; zoom: number }> = [
+  { name: 'Stockholm, zoom 14 (default view)', center: [18.0686, 59.3293], zoom: 14 },
+  { name: 'Stockholm, zoom 11 (city-wide)', center: [18.0686, 59.3293], zoom: 11 },
+  { name: 'Scandinavia, zoom 6 (whole fleet)', center: [14.5, 58.2], zoom: 6 },
+];
+const panResults: Array<{ name: string; p50: number; p95: number; frames: number; units: number; clusters: number }> = [];
+for (const scenario of scenarios) {
+  const { deltas, units, clusters } = await panFrames(scenario.center, scenario.zoom, panSeconds);
+  panResults.push({ name: scenario.name, p50: percentile(deltas, 50), p95: percentile(deltas, 95), frames: deltas.length, units, clusters });
+  console.log(`panning ${scenario.name}: p50 ${percentile(deltas, 50).toFixed(1)} ms, p95 ${percentile(deltas, 95).toFixed(1)} ms (${deltas.length} frames; ${units} markers, ${clusters} clusters drawn)`);
+}
+
+// Latency: back to the default view, idle, for `--seconds`.
+await page.evaluate(() => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map.jumpTo({ center: [18.0686, 59.3293], zoom: 14 }));
+await page.waitForTimeout(1500);
+const before = await probe(page);
+await page.evaluate(() => {
+  (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.store.probe.drawn.length = 0;
+});
+await page.waitForTimeout(latencySeconds * 1000);
+const after = await page.evaluate(() => {
+  const p = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.store.probe;
+  return { drawn: p.drawn.slice(), messages: p.messages, unitsReceived: p.unitsReceived };
+});
+const latencies = after.drawn.map(([fix, drawn]) => drawn - fix);
+const received = after.unitsReceived - (before?.unitsReceived ?? 0);
+const messages = after.messages - (before?.messages ?? 0);
+
+simulator.kill();
+await simulator.exited;
+await browser.close();
+services.live.stop();
+await gateway.stop();
+await api.stop(true);
+await database.close();
+
+console.log('');
+console.log(`units                          ${unitCount} (${reporting} reporting), ${Math.round((unitCount * 1000) / intervalMs)} positions/s offered`);
+console.log(`initial load (cold cache)      ${ms(cold.firstDrawAt)}  (unit list in ${ms(cold.loadedAt)})`);
+console.log(`initial load (warm cache)      ${ms(warm.firstDrawAt)}  (unit list in ${ms(warm.loadedAt)})`);
+for (const result of panResults) {
+  console.log(`frame time panning p50 / p95   ${result.p50.toFixed(1)} / ${result.p95.toFixed(1)} ms  ${result.name}`);
+}
+console.log(
+  `ingest-to-marker p50/p95/max   ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 95))} / ${ms(latencies.length ? Math.max(...latencies) : 0)}  (${latencies.length} markers in view redrawn in ${latencySeconds} s)`,
+);
+console.log(`live updates received          ${Math.round(received / latencySeconds)} unit states/s in ${Math.round(messages / latencySeconds)} messages/s`);
+process.exit(0);

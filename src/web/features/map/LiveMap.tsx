@@ -1,0 +1,274 @@
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { UnitStatus } from '../../../modules/tracking/model';
+import { useBrand } from '../../brands/BrandProvider';
+import { Banner } from '../../components/Form';
+import { errorText, isApiError } from '../../lib/api';
+import { AddressBook, useAddressBook } from './addresses';
+import { formatters, isoDay } from './format';
+import { HistoryBar } from './HistoryBar';
+import { type HistoryView, loadHistory, positionAt } from './history';
+import type { MapHandle, ReplayMarker } from './MapCanvas';
+import mapCss from './map.css' with { type: 'text' };
+import { FleetStore, type TrackedUnit } from './store';
+import { EMPTY_FILTER, type UnitFilter, UnitPanel, unitMatcher } from './UnitPanel';
+import { UnitPopup } from './UnitPopup';
+
+const MapCanvas = lazy(() => import('./MapCanvas'));
+
+/** The side panel and popup re-read the store at most this often (the map itself draws every frame). */
+const PANEL_REFRESH_MS = 500;
+
+let mapCssInjected = false;
+function injectCss() {
+  if (mapCssInjected) return;
+  const style = document.createElement('style');
+  style.dataset.source = 'live-map';
+  style.textContent = mapCss;
+  document.head.appendChild(style);
+  mapCssInjected = true;
+}
+
+/** A probe for tests and the benchmark: the live store and the map, as the page holds them. */
+export interface FleetMapProbe {
+  store: FleetStore;
+  map: MapHandle | null;
+  select(id: number | null): void;
+}
+declare global {
+  interface Window {
+    __fleetMap?: FleetMapProbe;
+  }
+}
+
+/** Re-renders at most every `PANEL_REFRESH_MS` while the store changes. */
+function useThrottledVersion(store: FleetStore): number {
+  const [version, setVersion] = useState(store.version);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let last = 0;
+    const unsubscribe = store.subscribe(() => {
+      if (timer) return;
+      const wait = Math.max(0, PANEL_REFRESH_MS - (performance.now() - last));
+      timer = setTimeout(() => {
+        timer = null;
+        last = performance.now();
+        setVersion(store.version);
+      }, wait);
+    });
+    return () => {
+      unsubscribe();
+      if (timer) clearTimeout(timer);
+    };
+  }, [store]);
+  return version;
+}
+
+/** The clock of relative times ("3 min ago"), ticking every 15 s. */
+function useNow(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 15_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+interface HistoryState {
+  unitId: number;
+  date: string;
+  view: HistoryView | null;
+  loading: boolean;
+  error: unknown;
+  time: number | null;
+  playing: boolean;
+  speed: number;
+}
+
+/** The live map page's island: unit panel, map, popup and route history. */
+export default function LiveMap() {
+  const { t, i18n } = useTranslation();
+  const brand = useBrand();
+  const [store] = useState(() => new FleetStore());
+  const [addresses] = useState(() => new AddressBook());
+  const version = useThrottledVersion(store);
+  useAddressBook(addresses);
+  const now = useNow();
+  const [filter, setFilter] = useState<UnitFilter>(EMPTY_FILTER);
+  const [selectedId, setSelectedId] = useState<number | null>(null);
+  const [focus, setFocus] = useState<{ id: number; seq: number } | null>(null);
+  const [mapFailure, setMapFailure] = useState<string | null>(null);
+  const [history, setHistory] = useState<HistoryState | null>(null);
+  const handleRef = useRef<MapHandle | null>(null);
+  injectCss();
+
+  useEffect(() => {
+    void store.start();
+    return () => store.stop();
+  }, [store]);
+
+  useEffect(() => {
+    window.__fleetMap = {
+      store,
+      get map() {
+        return handleRef.current;
+      },
+      select: (id) => setSelectedId(id),
+    };
+    return () => {
+      delete window.__fleetMap;
+    };
+  }, [store]);
+
+  const f = useMemo(() => formatters(i18n.language), [i18n.language]);
+  const include = useMemo(() => unitMatcher(filter), [filter]);
+  const filterKey = `${filter.search}|${[...filter.statuses].sort().join(',')}|${filter.vehicleType}|${store.listVersion}`;
+
+  // Derived lists (re-read on the throttled version): filtered units, counts per status, vehicle types present.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `version` stands for the store's content.
+  const { shown, counts, vehicleTypes } = useMemo(() => {
+    const counts: Record<UnitStatus, number> = { moving: 0, parked: 0, offline: 0 };
+    const types = new Set<string>();
+    const shown: TrackedUnit[] = [];
+    for (const unit of store.units) {
+      counts[unit.status] += 1;
+      types.add(unit.vehicleType);
+      if (include(unit)) shown.push(unit);
+    }
+    return { shown, counts, vehicleTypes: [...types].sort() };
+  }, [version, include, store]);
+
+  const pick = useCallback((id: number) => {
+    setSelectedId(id);
+    setFocus((previous) => ({ id, seq: (previous?.seq ?? 0) + 1 }));
+  }, []);
+
+  // History: load the chosen day.
+  const requestedUnit = history?.unitId ?? null;
+  const requestedDate = history?.date ?? null;
+  useEffect(() => {
+    if (requestedUnit === null || requestedDate === null) return;
+    const abort = new AbortController();
+    setHistory((h) => (h ? { ...h, loading: true, error: null, view: null, time: null, playing: false } : h));
+    loadHistory(requestedUnit, requestedDate, abort.signal).then(
+      (view) => setHistory((h) => (h && h.unitId === view.unitId && h.date === view.date ? { ...h, view, loading: false, time: view.positions[0]?.[0] ?? null } : h)),
+      (error: unknown) => {
+        if (abort.signal.aborted) return;
+        setHistory((h) => (h ? { ...h, loading: false, error } : h));
+      },
+    );
+    return () => abort.abort();
+  }, [requestedUnit, requestedDate]);
+
+  const replay: ReplayMarker | null = useMemo(() => {
+    if (!history?.view || history.time === null) return null;
+    const at = positionAt(history.view.positions, history.time);
+    return at ? { position: at.position, course: at.course } : null;
+  }, [history?.view, history?.time]);
+
+  // The popup closes so that the day's paths are in view.
+  const openHistory = (unitId: number) => {
+    setSelectedId(null);
+    setHistory({ unitId, date: isoDay(new Date()), view: null, loading: true, error: null, time: null, playing: false, speed: 60 });
+  };
+
+  const selected = selectedId === null ? undefined : store.get(selectedId);
+  const historyUnit = history ? store.get(history.unitId) : undefined;
+
+  // A malformed answer is a bug, not a server message: the screen's error boundary offers refresh or ignore.
+  if (store.loadState === 'error' && !isApiError(store.loadError)) throw store.loadError;
+  if (store.loadState === 'error') {
+    return (
+      <div className="live-map">
+        <Banner kind="error">{errorText(store.loadError)}</Banner>
+      </div>
+    );
+  }
+
+  return (
+    <div className="live-map" data-connection={store.connection} data-version={version}>
+      <UnitPanel
+        units={shown}
+        total={store.units.length}
+        counts={counts}
+        vehicleTypes={vehicleTypes}
+        filter={filter}
+        onFilter={setFilter}
+        selectedId={selectedId}
+        onPick={pick}
+        addresses={addresses}
+        f={f}
+        now={now}
+      />
+      <section className="map-area" aria-label={t('map.canvas')} data-testid="map-canvas">
+        {store.loadState === 'loading' && <p className="map-loading">{t('common.loading')}</p>}
+        {mapFailure ? (
+          <p className="map-unavailable" role="status">
+            {t('map.unavailable')}
+          </p>
+        ) : (
+          <Suspense fallback={<p className="map-loading">{t('common.loading')}</p>}>
+            <MapCanvas
+              store={store}
+              include={include}
+              filterKey={filterKey}
+              selectedId={selectedId}
+              onSelect={setSelectedId}
+              focus={focus}
+              history={history?.view ?? null}
+              replay={replay}
+              language={i18n.language}
+              subsiteId={brand.subsiteId}
+              ariaLabel={t('map.canvas')}
+              onFailure={setMapFailure}
+              onReady={(handle) => {
+                handleRef.current = handle;
+              }}
+              popup={(unit) => (
+                <UnitPopup
+                  unit={unit}
+                  address={addresses.address(unit)}
+                  f={f}
+                  now={now}
+                  onClose={() => setSelectedId(null)}
+                  onHistory={() => openHistory(unit.id)}
+                />
+              )}
+            />
+          </Suspense>
+        )}
+        <p className={`connection connection-${store.connection}`} role="status" data-testid="connection">
+          {t(`map.connection.${store.connection}`)}
+        </p>
+        {history && (
+          <HistoryBar
+            unitName={historyUnit?.name ?? ''}
+            date={history.date}
+            onDate={(date) => setHistory((h) => (h ? { ...h, date } : h))}
+            view={history.view}
+            loading={history.loading}
+            error={history.error}
+            time={history.time}
+            onTime={(time) => setHistory((h) => (h ? { ...h, time } : h))}
+            playing={history.playing}
+            onPlaying={(playing) => setHistory((h) => (h ? { ...h, playing } : h))}
+            speed={history.speed}
+            onSpeed={(speed) => setHistory((h) => (h ? { ...h, speed } : h))}
+            onClose={() => setHistory(null)}
+            f={f}
+          />
+        )}
+      </section>
+      {selected && mapFailure && (
+        <UnitPopup
+          unit={selected}
+          address={addresses.address(selected)}
+          f={f}
+          now={now}
+          onClose={() => setSelectedId(null)}
+          onHistory={() => openHistory(selected.id)}
+        />
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,562 @@
+import type { Layer, PickingInfo } from '@deck.gl/core';
+import { IconLayer, PathLayer, ScatterplotLayer, TextLayer } from '@deck.gl/layers';
+import { MapboxOverlay } from '@deck.gl/mapbox';
+import { Map as MapLibre, NavigationControl, Popup, ScaleControl, setWorkerUrl } from 'maplibre-gl';
+import mapLibreCss from 'maplibre-gl/dist/maplibre-gl.css' with { type: 'text' };
+import mapLibreWorker from 'maplibre-gl/dist/maplibre-gl-worker.mjs' with { type: 'text' };
+import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { createPortal } from 'react-dom';
+import { DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM, fetchOnlineStyle, mapLanguage, offlineStyle, onlineStyleUrl } from './basemap';
+import { CLUSTER_MAX_ZOOM, type ClusterMarker, ClusterIndex } from './clusters';
+import type { HistoryView } from './history';
+import type { FleetStore, TrackedUnit } from './store';
+import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, type IconAtlas, markerSymbol, STATUS_COLORS } from './symbols';
+
+/** Unit names are drawn next to the markers while no more than this many units are drawn on their own. */
+const MAX_LABELS = 400;
+
+export interface ReplayMarker {
+  position: [number, number];
+  course: number | null;
+}
+
+export interface MapCanvasProps {
+  store: FleetStore;
+  /** The panel's filter: which units the map shows. `filterKey` changes whenever the filter does. */
+  include: (unit: TrackedUnit) => boolean;
+  filterKey: string;
+  selectedId: number | null;
+  onSelect: (id: number | null) => void;
+  /** Fly to a unit; `seq` repeats a request for the same unit. */
+  focus: { id: number; seq: number } | null;
+  history: HistoryView | null;
+  replay: ReplayMarker | null;
+  language: string;
+  subsiteId: number;
+  /** The popup of the selected unit. */
+  popup: (unit: TrackedUnit) => ReactNode;
+  ariaLabel: string;
+  onFailure: (reason: string) => void;
+}
+
+/** What the page (and tests and the benchmark, through `window.__fleetMap`) may ask of the map. */
+export interface MapHandle {
+  map: MapLibre;
+  /** Where a unit's marker was last drawn, and whether on its own or inside a cluster; null when not drawn. */
+  markerOf(id: number): { position: [number, number]; as: 'unit' | 'cluster' } | null;
+  drawn(): { units: number; clusters: number; frames: number; paths: number; replay: [number, number] | null };
+}
+
+interface Controller {
+  map: MapLibre;
+  overlay: MapboxOverlay;
+  atlas: IconAtlas;
+  index: ClusterIndex;
+  props: MapCanvasProps;
+  frame: number | null;
+  frames: number;
+  drawnUnits: Map<number, [number, number]>;
+  drawnClusters: ClusterMarker[];
+  clusterOfUnit: Map<number, number>;
+  /** Units whose new state went into the last draw, waiting for it to reach the screen (latency probe). */
+  pendingDrawn: number[];
+  /** The first draw after the unit list arrived is on its way (initial-load probe). */
+  firstDrawPending: boolean;
+  popup: Popup | null;
+  popupNode: HTMLDivElement;
+}
+
+let workerUrl: string | null = null;
+let cssInjected = false;
+
+/** MapLibre's worker ships inside this chunk (no separate file to serve), and its CSS likewise. */
+function prepareMapLibre() {
+  if (!workerUrl) {
+    workerUrl = URL.createObjectURL(new Blob([mapLibreWorker], { type: 'text/javascript' }));
+    setWorkerUrl(workerUrl);
+  }
+  if (!cssInjected) {
+    const style = document.createElement('style');
+    style.dataset.source = 'maplibre-gl';
+    style.textContent = mapLibreCss;
+    document.head.appendChild(style);
+    cssInjected = true;
+  }
+}
+
+export function webglAvailable(): boolean {
+  try {
+    const canvas = document.createElement('canvas');
+    return Boolean(canvas.getContext('webgl2'));
+  } catch {
+    return false;
+  }
+}
+
+function paddedBounds(map: MapLibre): [number, number, number, number] {
+  const bounds = map.getBounds();
+  const dx = (bounds.getEast() - bounds.getWest()) * 0.25;
+  const dy = (bounds.getNorth() - bounds.getSouth()) * 0.25;
+  return [
+    Math.max(-180, bounds.getWest() - dx),
+    Math.max(-85, bounds.getSouth() - dy),
+    Math.min(180, bounds.getEast() + dx),
+    Math.min(85, bounds.getNorth() + dy),
+  ];
+}
+
+const clusterRadius = (count: number) => Math.min(34, 14 + Math.log2(count) * 2.6);
+
+function buildLayers(c: Controller, units: TrackedUnit[], clusters: ClusterMarker[], zoom: number): Layer[] {
+  const { props, atlas } = c;
+  const layers: Layer[] = [];
+  const history = props.history;
+  if (history) {
+    layers.push(
+      new PathLayer({
+        id: 'history-paths',
+        data: history.segments,
+        getPath: (segment) => segment.path,
+        getColor: (segment) => [...segment.color, 230],
+        getWidth: 5,
+        widthUnits: 'pixels',
+        capRounded: true,
+        jointRounded: true,
+      }),
+    );
+    const ends = history.segments
+      .filter((segment) => segment.kind === 'trip' && segment.path.length > 0)
+      .flatMap((segment) => [
+        { position: segment.path[0]!, start: true },
+        { position: segment.path[segment.path.length - 1]!, start: false },
+      ]);
+    layers.push(
+      new ScatterplotLayer({
+        id: 'history-ends',
+        data: ends,
+        getPosition: (end) => end.position,
+        getFillColor: (end) => (end.start ? [30, 125, 52, 255] : [179, 38, 30, 255]),
+        getLineColor: [255, 255, 255, 255],
+        getRadius: 7,
+        radiusUnits: 'pixels',
+        stroked: true,
+        lineWidthUnits: 'pixels',
+        getLineWidth: 2,
+      }),
+    );
+  }
+  layers.push(
+    new ScatterplotLayer<ClusterMarker>({
+      id: 'clusters',
+      data: clusters,
+      pickable: true,
+      getPosition: (cluster) => cluster.position,
+      getRadius: (cluster) => clusterRadius(cluster.count),
+      radiusUnits: 'pixels',
+      getFillColor: [11, 92, 173, 215],
+      getLineColor: [255, 255, 255, 255],
+      stroked: true,
+      lineWidthUnits: 'pixels',
+      getLineWidth: 2,
+    }),
+    new TextLayer<ClusterMarker>({
+      id: 'cluster-counts',
+      data: clusters,
+      getPosition: (cluster) => cluster.position,
+      getText: (cluster) => (cluster.count >= 10_000 ? `${Math.round(cluster.count / 1000)}k` : String(cluster.count)),
+      getSize: 13,
+      getColor: [255, 255, 255, 255],
+      fontWeight: 700,
+      fontFamily: 'system-ui, sans-serif',
+      characterSet: '0123456789k',
+    }),
+  );
+  const selected = props.selectedId === null ? undefined : units.find((unit) => unit.id === props.selectedId);
+  if (selected) {
+    layers.push(
+      new ScatterplotLayer<TrackedUnit>({
+        id: 'selected-ring',
+        data: [selected],
+        getPosition: (unit) => [unit.lon!, unit.lat!],
+        getRadius: BADGE_SIZE / 2 + 6,
+        radiusUnits: 'pixels',
+        getFillColor: [242, 156, 17, 70],
+        getLineColor: [242, 156, 17, 255],
+        stroked: true,
+        lineWidthUnits: 'pixels',
+        getLineWidth: 3,
+      }),
+    );
+  }
+  layers.push(
+    new IconLayer<TrackedUnit>({
+      id: 'headings',
+      data: units.filter((unit) => unit.course !== null && unit.status === 'moving'),
+      iconAtlas: atlas.canvas as unknown as string,
+      iconMapping: atlas.mapping,
+      getIcon: () => 'heading',
+      getPosition: (unit) => [unit.lon!, unit.lat!],
+      getAngle: (unit) => -(unit.course ?? 0),
+      getColor: (unit) => [...STATUS_COLORS[unit.status], 255],
+      getSize: ARROW_SIZE,
+      sizeUnits: 'pixels',
+    }),
+    new IconLayer<TrackedUnit>({
+      id: 'units',
+      data: units,
+      pickable: true,
+      iconAtlas: atlas.canvas as unknown as string,
+      iconMapping: atlas.mapping,
+      getIcon: (unit) => `${markerSymbol(unit.vehicleType)}:${unit.status}`,
+      getPosition: (unit) => [unit.lon!, unit.lat!],
+      getSize: BADGE_SIZE,
+      sizeUnits: 'pixels',
+    }),
+  );
+  if (units.length <= MAX_LABELS && zoom >= 10) {
+    layers.push(
+      new TextLayer<TrackedUnit>({
+        id: 'labels',
+        data: units,
+        getPosition: (unit) => [unit.lon!, unit.lat!],
+        getText: (unit) => unit.name,
+        getSize: 12,
+        getPixelOffset: [0, BADGE_SIZE / 2 + 10],
+        getColor: [27, 36, 48, 255],
+        background: true,
+        getBackgroundColor: [255, 255, 255, 225],
+        backgroundPadding: [4, 2],
+        fontFamily: 'system-ui, sans-serif',
+        characterSet: 'auto',
+      }),
+    );
+  }
+  if (props.replay) {
+    const marker = { ...props.replay };
+    layers.push(
+      new IconLayer<ReplayMarker>({
+        id: 'replay-heading',
+        data: marker.course === null ? [] : [marker],
+        iconAtlas: atlas.canvas as unknown as string,
+        iconMapping: atlas.mapping,
+        getIcon: () => 'heading',
+        getPosition: (m) => m.position,
+        getAngle: (m) => -(m.course ?? 0),
+        getColor: [242, 156, 17, 255],
+        getSize: ARROW_SIZE,
+        sizeUnits: 'pixels',
+      }),
+      new ScatterplotLayer<ReplayMarker>({
+        id: 'replay',
+        data: [marker],
+        getPosition: (m) => m.position,
+        getRadius: 9,
+        radiusUnits: 'pixels',
+        getFillColor: [242, 156, 17, 255],
+        getLineColor: [255, 255, 255, 255],
+        stroked: true,
+        lineWidthUnits: 'pixels',
+        getLineWidth: 3,
+      }),
+    );
+  }
+  return layers;
+}
+
+function draw(c: Controller): void {
+  c.frame = null;
+  const { map, store, props } = { map: c.map, store: c.props.store, props: c.props };
+  const now = performance.now();
+  if (c.index.needsBuild(props.filterKey, now)) c.index.build(store.units, props.include, props.filterKey, now);
+  const zoom = map.getZoom();
+  const bbox = paddedBounds(map);
+  const view = c.index.view(bbox, zoom, (id) => store.get(id), props.include);
+  // The selected unit is always drawn on its own, even inside a cluster.
+  const selected = props.selectedId === null ? undefined : store.get(props.selectedId);
+  if (selected && selected.lat !== null && selected.lon !== null && !view.units.some((unit) => unit.id === selected.id)) view.units.push(selected);
+  const changed = store.takeChanged();
+  if (changed.size > 0) c.index.markStale();
+  c.drawnUnits = new Map(view.units.map((unit) => [unit.id, [unit.lon!, unit.lat!]]));
+  c.drawnClusters = view.clusters;
+  c.clusterOfUnit.clear();
+  // Latency probe: units whose new state this draw shows (on their own or as part of a cluster in view).
+  const [west, south, east, north] = bbox;
+  for (const id of changed) {
+    const unit = store.get(id);
+    if (unit && unit.lat !== null && unit.lon !== null && unit.lon >= west && unit.lon <= east && unit.lat >= south && unit.lat <= north) {
+      c.pendingDrawn.push(id);
+    }
+  }
+  c.overlay.setProps({ layers: buildLayers(c, view.units, view.clusters, zoom) });
+  if (store.loadState === 'ready' && store.probe.firstDrawAt === 0) c.firstDrawPending = true;
+  c.frames += 1;
+  // The popup follows its unit.
+  if (selected && selected.lat !== null && selected.lon !== null && c.popup) c.popup.setLngLat([selected.lon, selected.lat]);
+  // A busy fleet needs another clustering pass once the interval is over.
+  if (c.index.needsBuild(props.filterKey, now + 2001)) scheduleRecluster(c);
+}
+
+let reclusterTimer: ReturnType<typeof setTimeout> | null = null;
+function scheduleRecluster(c: Controller) {
+  if (reclusterTimer) return;
+  reclusterTimer = setTimeout(() => {
+    reclusterTimer = null;
+    requestDraw(c);
+  }, 2100);
+}
+
+function requestDraw(c: Controller): void {
+  if (c.frame === null) c.frame = requestAnimationFrame(() => draw(c));
+}
+
+/**
+ * The map island: MapLibre draws the base map, deck.gl (in a canvas kept in step above it) the
+ * vehicles, clusters, labels, history paths and the replay marker. Loaded on demand with its libraries.
+ */
+export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: MapHandle | null) => void }) {
+  const containerRef = useRef<HTMLDivElement>(null);
+  const controllerRef = useRef<Controller | null>(null);
+  const propsRef = useRef(props);
+  propsRef.current = props;
+  const [popupNode, setPopupNode] = useState<HTMLDivElement | null>(null);
+  const [popupOpen, setPopupOpen] = useState(false);
+
+  // Create the map once.
+  useEffect(() => {
+    const container = containerRef.current;
+    if (!container) return;
+    if (!webglAvailable()) {
+      propsRef.current.onFailure('webgl');
+      return;
+    }
+    prepareMapLibre();
+    let map: MapLibre;
+    try {
+      map = new MapLibre({
+        container,
+        style: { version: 8, sources: {}, layers: [{ id: 'water', type: 'background', paint: { 'background-color': '#bcd6ea' } }] },
+        center: DEFAULT_CENTER,
+        zoom: DEFAULT_ZOOM,
+        minZoom: 2,
+        maxZoom: 19,
+        dragRotate: false,
+        pitchWithRotate: false,
+        maxPitch: 0,
+        fadeDuration: 0,
+        attributionControl: { compact: true, customAttribution: 'Natural Earth' },
+        canvasContextAttributes: { antialias: false, preserveDrawingBuffer: false },
+      });
+    } catch (error) {
+      propsRef.current.onFailure(String(error));
+      return;
+    }
+    map.touchZoomRotate.disableRotation();
+    map.keyboard.disableRotation();
+    map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
+    map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
+    map.getCanvas().setAttribute('aria-label', propsRef.current.ariaLabel);
+
+    const node = document.createElement('div');
+    node.className = 'unit-popup-root';
+    const controller: Controller = {
+      map,
+      overlay: new MapboxOverlay({
+        // Overlaid (deck.gl's own canvas above the map): interleaving reads MapLibre internals that v6 no longer has.
+        interleaved: false,
+        layers: [],
+        getCursor: ({ isHovering, isDragging }) => (isDragging ? 'grabbing' : isHovering ? 'pointer' : 'grab'),
+        onClick: (info: PickingInfo) => onPick(info),
+        onAfterRender: () => {
+          const c = controllerRef.current;
+          if (!c) return;
+          if (c.firstDrawPending) {
+            c.firstDrawPending = false;
+            c.props.store.probe.firstDrawAt = performance.now();
+          }
+          if (c.pendingDrawn.length === 0) return;
+          c.props.store.recordDrawn(c.pendingDrawn, Date.now());
+          c.pendingDrawn = [];
+        },
+      }),
+      atlas: buildIconAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
+      index: new ClusterIndex(),
+      props: propsRef.current,
+      frame: null,
+      frames: 0,
+      drawnUnits: new Map(),
+      drawnClusters: [],
+      clusterOfUnit: new Map(),
+      pendingDrawn: [],
+      firstDrawPending: false,
+      popup: null,
+      popupNode: node,
+    };
+    controllerRef.current = controller;
+    setPopupNode(node);
+
+    function onPick(info: PickingInfo) {
+      const c = controllerRef.current;
+      if (!c) return;
+      if (info.layer?.id === 'units' && info.object) {
+        c.props.onSelect((info.object as TrackedUnit).id);
+      } else if (info.layer?.id === 'clusters' && info.object) {
+        const cluster = info.object as ClusterMarker;
+        const zoom = Math.min(CLUSTER_MAX_ZOOM + 1, Math.max(c.index.expansionZoom(cluster.id), map.getZoom() + 1));
+        map.easeTo({ center: cluster.position, zoom, duration: 500 });
+      } else {
+        c.props.onSelect(null);
+      }
+    }
+
+    map.addControl(controller.overlay);
+    const redraw = () => requestDraw(controller);
+    map.on('move', redraw);
+    map.on('resize', redraw);
+    const unsubscribe = propsRef.current.store.subscribe(redraw);
+    const resizeObserver = new ResizeObserver(() => map.resize());
+    resizeObserver.observe(container);
+
+    // The base map: offline at once (never blank), the brand's online style when it can be fetched.
+    const abort = new AbortController();
+    const language = mapLanguage(propsRef.current.language);
+    void (async () => {
+      try {
+        const offline = await offlineStyle();
+        if (abort.signal.aborted) return;
+        map.setStyle(offline);
+        map.once('idle', () => {
+          container.dataset.basemap = 'offline';
+        });
+      } catch (error) {
+        console.warn('offline base map failed', error);
+      }
+      const url = onlineStyleUrl(propsRef.current.subsiteId);
+      if (!url) return;
+      const online = await fetchOnlineStyle(url, language, abort.signal);
+      if (!online || abort.signal.aborted) return;
+      map.setStyle(online);
+      map.once('idle', () => {
+        container.dataset.basemap = 'online';
+      });
+    })();
+
+    const handle: MapHandle = {
+      map,
+      markerOf(id) {
+        const own = controller.drawnUnits.get(id);
+        if (own) return { position: own, as: 'unit' };
+        const unit = controller.props.store.get(id);
+        if (!unit || unit.lat === null || unit.lon === null) return null;
+        // Inside a cluster: the nearest drawn cluster on screen.
+        const at = map.project([unit.lon, unit.lat]);
+        let best: ClusterMarker | null = null;
+        let bestDistance = Number.POSITIVE_INFINITY;
+        for (const cluster of controller.drawnClusters) {
+          const p = map.project(cluster.position);
+          const distance = Math.hypot(p.x - at.x, p.y - at.y);
+          if (distance < bestDistance) {
+            best = cluster;
+            bestDistance = distance;
+          }
+        }
+        return best && bestDistance < 120 ? { position: best.position, as: 'cluster' } : null;
+      },
+      drawn: () => ({
+        units: controller.drawnUnits.size,
+        clusters: controller.drawnClusters.length,
+        frames: controller.frames,
+        paths: controller.props.history?.segments.length ?? 0,
+        replay: controller.props.replay?.position ?? null,
+      }),
+    };
+    propsRef.current.onReady?.(handle);
+    map.once('load', redraw);
+    redraw();
+
+    return () => {
+      abort.abort();
+      unsubscribe();
+      resizeObserver.disconnect();
+      if (controller.frame !== null) cancelAnimationFrame(controller.frame);
+      controller.popup?.remove();
+      propsRef.current.onReady?.(null);
+      controllerRef.current = null;
+      try {
+        map.removeControl(controller.overlay);
+        controller.overlay.finalize();
+      } catch {
+        // already gone with the map
+      }
+      map.remove();
+    };
+  }, []);
+
+  // Every prop change redraws.
+  useEffect(() => {
+    const c = controllerRef.current;
+    if (!c) return;
+    c.props = props;
+    requestDraw(c);
+  });
+
+  // The popup of the selected unit.
+  const selectedId = props.selectedId;
+  useEffect(() => {
+    const c = controllerRef.current;
+    if (!c) return;
+    c.popup?.remove();
+    c.popup = null;
+    setPopupOpen(false);
+    if (selectedId === null) return;
+    const unit = c.props.store.get(selectedId);
+    if (!unit || unit.lat === null || unit.lon === null) return;
+    c.popup = new Popup({ closeButton: false, closeOnClick: false, offset: BADGE_SIZE / 2 + 4, maxWidth: '320px', focusAfterOpen: false })
+      .setLngLat([unit.lon, unit.lat])
+      .setDOMContent(c.popupNode)
+      .addTo(c.map);
+    setPopupOpen(true);
+  }, [selectedId]);
+
+  // Focus requests: fly to the unit.
+  const focus = props.focus;
+  useEffect(() => {
+    const c = controllerRef.current;
+    if (!c || !focus) return;
+    const unit = c.props.store.get(focus.id);
+    if (!unit || unit.lat === null || unit.lon === null) return;
+    c.map.easeTo({ center: [unit.lon, unit.lat], zoom: Math.max(c.map.getZoom(), FOCUS_ZOOM), duration: 700 });
+  }, [focus]);
+
+  // A loaded day: show all of it.
+  const history = props.history;
+  useEffect(() => {
+    const c = controllerRef.current;
+    if (!c || !history || history.positions.length === 0) return;
+    let west = 180;
+    let south = 90;
+    let east = -180;
+    let north = -90;
+    for (const point of history.positions) {
+      west = Math.min(west, point[2]);
+      east = Math.max(east, point[2]);
+      south = Math.min(south, point[1]);
+      north = Math.max(north, point[1]);
+    }
+    c.map.fitBounds(
+      [
+        [west, south],
+        [east, north],
+      ],
+      // Room for the history bar along the bottom.
+      { padding: { top: 60, left: 50, right: 60, bottom: Math.min(260, c.map.getContainer().clientHeight / 2) }, maxZoom: 16, duration: 600 },
+    );
+  }, [history]);
+
+  const selected = props.selectedId === null ? undefined : props.store.get(props.selectedId);
+  return (
+    <>
+      <div ref={containerRef} className="map-gl" data-testid="map-gl" />
+      {popupNode && popupOpen && selected ? createPortal(props.popup(selected), popupNode) : null}
+    </>
+  );
+}

@@ -1,0 +1,274 @@
+import {
+  LIVE_CLOSE,
+  type LiveMessage,
+  type LiveState,
+  type TrackedUnit,
+  type TrackedUnits,
+  unitStatus,
+} from '../../../modules/tracking/model';
+import { api, isApiError, NAVIGATE_EVENT } from '../../lib/api';
+import { clearSession, getSession, type SessionUser, updateSessionUser } from '../../lib/session';
+
+export type { TrackedUnit };
+
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'closed';
+
+/** Reconnect delays after a dropped socket (ms); the last one repeats. */
+const BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 20_000];
+/** How often statuses are aged on the client (a unit silent for 30 min turns offline between messages). */
+const AGE_EVERY_MS = 30_000;
+/** Samples of the ingest-to-marker probe kept for a benchmark to read. */
+const PROBE_SAMPLES = 100_000;
+
+/**
+ * The live fleet of the signed-in account: the list from `GET /api/tracking/units`, kept current by the
+ * live socket (`/api/tracking/live`). Lives outside React: every update message is applied in O(units
+ * in it) and listeners are told once per message; the map draws at most once per animation frame and the
+ * side panel re-reads at most a few times a second, so a browser never falls behind 2,000 positions/s.
+ */
+export class FleetStore {
+  /** Units in list order (by name, as the server sends them); entries are replaced, never mutated. */
+  units: TrackedUnit[] = [];
+  private readonly indexById = new Map<number, number>();
+  /** Bumps on every applied change. */
+  version = 0;
+  /** Bumps when the set of units changes (a reload), not on position updates. */
+  listVersion = 0;
+  /** Ids changed since the map last took them (`takeChanged`). */
+  private changed = new Set<number>();
+  loadState: 'loading' | 'ready' | 'error' = 'loading';
+  loadError: unknown = null;
+  connection: ConnectionState = 'connecting';
+  /** Server time of the newest message: the `since` of a reconnect. */
+  private since: string | null = null;
+  private socket: WebSocket | null = null;
+  private attempt = 0;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private ageTimer: ReturnType<typeof setInterval> | null = null;
+  private reloadTimer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = false;
+  private readonly listeners = new Set<() => void>();
+  /** Ingest-to-marker samples: [fix time (ms), time the marker was drawn (ms)] (see `recordDrawn`). */
+  readonly probe = { drawn: [] as Array<[number, number]>, firstDrawAt: 0, loadedAt: 0, messages: 0, unitsReceived: 0 };
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get(id: number): TrackedUnit | undefined {
+    const at = this.indexById.get(id);
+    return at === undefined ? undefined : this.units[at];
+  }
+
+  indexOf(id: number): number | undefined {
+    return this.indexById.get(id);
+  }
+
+  /** The ids changed since the last call (the map's partial redraw). */
+  takeChanged(): Set<number> {
+    const taken = this.changed;
+    this.changed = new Set();
+    return taken;
+  }
+
+  /** Loads the list, then opens the live socket with `since` = the list's server time. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.load();
+    if (this.stopped || this.loadState !== 'ready') return;
+    this.connect();
+    this.ageTimer = setInterval(() => this.age(), AGE_EVERY_MS);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    if (this.ageTimer) clearInterval(this.ageTimer);
+    this.reconnectTimer = null;
+    this.reloadTimer = null;
+    this.ageTimer = null;
+    const socket = this.socket;
+    this.socket = null;
+    if (socket) {
+      socket.onclose = null;
+      socket.onmessage = null;
+      socket.onerror = null;
+      socket.close(1000, 'page left');
+    }
+    this.listeners.clear();
+  }
+
+  private emit(): void {
+    this.version += 1;
+    for (const listener of this.listeners) listener();
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const data = await api.get<TrackedUnits>('/api/tracking/units');
+      if (this.stopped) return;
+      this.replaceAll(data.units);
+      this.since = data.serverTime;
+      this.loadState = 'ready';
+      this.loadError = null;
+      this.probe.loadedAt = performance.now();
+    } catch (error) {
+      if (this.stopped) return;
+      this.loadState = 'error';
+      this.loadError = error;
+      if (isApiError(error) && error.status === 403) void this.refreshUser();
+    }
+    this.emit();
+  }
+
+  private replaceAll(units: TrackedUnit[]): void {
+    // Reading every field here also means a malformed answer fails now, in the page, not later in a layer.
+    this.units = units.map((unit) => ({ ...unit, ble: Array.isArray(unit.ble) ? unit.ble : [] }));
+    this.indexById.clear();
+    for (let at = 0; at < this.units.length; at++) this.indexById.set(this.units[at]!.id, at);
+    this.listVersion += 1;
+    this.changed = new Set(this.indexById.keys());
+  }
+
+  /** Replaces the states of the units in a message; an unknown id means a unit was added: reload the list. */
+  apply(states: LiveState[]): void {
+    let unknown = false;
+    for (const state of states) {
+      const at = this.indexById.get(state.id);
+      if (at === undefined) {
+        unknown = true;
+        continue;
+      }
+      const previous = this.units[at]!;
+      this.units[at] = { ...state, name: previous.name, registrationNumber: previous.registrationNumber, imei: previous.imei, vehicleType: previous.vehicleType };
+      this.changed.add(state.id);
+    }
+    this.probe.unitsReceived += states.length;
+    if (unknown) this.scheduleReload();
+    if (states.length > 0) this.emit();
+  }
+
+  private scheduleReload(): void {
+    if (this.reloadTimer) return;
+    this.reloadTimer = setTimeout(async () => {
+      this.reloadTimer = null;
+      try {
+        const data = await api.get<TrackedUnits>('/api/tracking/units');
+        if (this.stopped) return;
+        this.replaceAll(data.units);
+        this.emit();
+      } catch {
+        // The next unknown id tries again.
+      }
+    }, 1000);
+  }
+
+  /** Ages statuses between messages with the server's own rule. */
+  private age(): void {
+    const now = Date.now();
+    let any = false;
+    this.units.forEach((unit, at) => {
+      const status = unitStatus(unit, now);
+      if (status !== unit.status) {
+        this.units[at] = { ...unit, status };
+        this.changed.add(unit.id);
+        any = true;
+      }
+    });
+    if (any) this.emit();
+  }
+
+  private connect(): void {
+    const session = getSession();
+    if (!session || this.stopped) return;
+    const url = new URL('/api/tracking/live', window.location.href);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    if (this.since) url.searchParams.set('since', this.since);
+    let opened = false;
+    const socket = new WebSocket(url, ['bearer', session.user.token]);
+    this.socket = socket;
+    this.connection = this.attempt === 0 ? 'connecting' : 'reconnecting';
+    socket.onopen = () => {
+      opened = true;
+      this.attempt = 0;
+      this.connection = 'live';
+      this.emit();
+    };
+    socket.onmessage = (event) => {
+      if (typeof event.data !== 'string') return;
+      let message: LiveMessage;
+      try {
+        message = JSON.parse(event.data) as LiveMessage;
+      } catch {
+        return;
+      }
+      this.probe.messages += 1;
+      this.since = message.serverTime ?? this.since;
+      if (message.type === 'catchup' || message.type === 'update') this.apply(message.units);
+    };
+    socket.onclose = (event) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      if (this.stopped) return;
+      if (event.code === LIVE_CLOSE.unauthenticated) {
+        this.connection = 'closed';
+        clearSession();
+        return;
+      }
+      if (event.code === LIVE_CLOSE.mapDisabled) {
+        this.connection = 'closed';
+        void this.refreshUser();
+        return;
+      }
+      this.connection = 'reconnecting';
+      this.emit();
+      // Refused before opening: the session may have ended or the map been turned off; ask the server.
+      if (!opened) void this.refreshUser().then((ok) => ok && this.scheduleReconnect());
+      else this.scheduleReconnect();
+    };
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)]!;
+    this.attempt += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.connect();
+    }, delay);
+  }
+
+  /** Re-reads the user: false when the session ended (the API client clears it) or the map is off for them. */
+  private async refreshUser(): Promise<boolean> {
+    try {
+      const { user } = await api.get<{ user: SessionUser }>('/api/me');
+      if (!user.RealTimeMap) {
+        await updateSessionUser(user);
+        this.mapDisabled();
+        return false;
+      }
+      return true;
+    } catch (error) {
+      // 401 cleared the session already; anything else (network) is retried with backoff.
+      return !(isApiError(error) && error.status === 401);
+    }
+  }
+
+  private mapDisabled(): void {
+    this.connection = 'closed';
+    window.dispatchEvent(new CustomEvent(NAVIGATE_EVENT, { detail: '/user/create-triplog' }));
+  }
+
+  /** The map drew these units' newest states: the ingest-to-marker probe (fix time → drawn). */
+  recordDrawn(ids: Iterable<number>, drawnAt: number): void {
+    const samples = this.probe.drawn;
+    for (const id of ids) {
+      const unit = this.get(id);
+      if (!unit?.time) continue;
+      if (samples.length >= PROBE_SAMPLES) samples.shift();
+      samples.push([Date.parse(unit.time), drawnAt]);
+    }
+  }
+}

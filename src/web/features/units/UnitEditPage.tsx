@@ -1,0 +1,170 @@
+import { useState } from 'react';
+import { Button } from 'react-aria-components';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router';
+import { imeiSchema, type UnitDetail } from '../../../modules/units/model';
+import { AppDialog, useDialogs } from '../../components/Dialogs';
+import { CheckboxField, Field } from '../../components/Form';
+import { errorText, isApiError } from '../../lib/api';
+import { translateMessage } from '../../lib/i18n';
+import { NotFoundPage } from '../errors/NotFoundPage';
+import { type TrackerHistoryEntry, useSaveSection, useUnit, useUnitSub } from './api';
+import { ObjectDescriptionSection, TheftReportSection } from './documents';
+import {
+  BenefitSection,
+  BluetoothSection,
+  Co2Section,
+  DetailsSection,
+  FeaturesSection,
+  FuelSection,
+  LockSection,
+  MarkerSection,
+  MetersSection,
+  ModeSection,
+  NameSection,
+  OrganisationSection,
+  TimeTillParkedSection,
+  TrackerSection,
+  WorkingHoursSection,
+} from './sections';
+import { formatDateTime } from './ui';
+
+/** Spec §4: replacing a tracker moves the unit and its history to a new IMEI; confirmed first, it cannot be undone. */
+function ReplaceTrackerDialog({ unit, isOpen, onClose }: { unit: UnitDetail; isOpen: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const dialogs = useDialogs();
+  const mutation = useSaveSection(unit.ID, 'replace-tracker');
+  const [imei, setImei] = useState('');
+  const [confirmed, setConfirmed] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  function close() {
+    setImei('');
+    setConfirmed(false);
+    setError(null);
+    onClose();
+  }
+  async function replace() {
+    const parsed = imeiSchema.safeParse(imei);
+    if (!parsed.success) {
+      setError(translateMessage(parsed.error.issues[0]?.message ?? 'validation.invalid'));
+      return;
+    }
+    try {
+      await mutation.mutateAsync({ imei: parsed.data, confirm: true });
+      close();
+      await dialogs.showMessage({ message: t('units.replace.done', { imei: parsed.data }) });
+    } catch (caught) {
+      setError(isApiError(caught) ? (caught.fieldError('imei', 'confirm') ?? errorText(caught)) : errorText(caught));
+    }
+  }
+  return (
+    <AppDialog isOpen={isOpen} onOpenChange={(open) => !open && close()} title={t('units.replace.title')} role="alertdialog">
+      <div className="dialog-body">
+        <p>{t('units.replace.explain', { name: unit.Name, imei: unit.Imei })}</p>
+        <Field label={t('units.replace.newImei')} value={imei} onChange={setImei} error={error} inputMode="numeric" maxLength={15} testId="replace-imei" autoFocus />
+        <CheckboxField isSelected={confirmed} onChange={setConfirmed}>
+          {t('units.replace.confirm')}
+        </CheckboxField>
+      </div>
+      <div className="dialog-actions">
+        <Button className="btn btn-secondary" onPress={close}>
+          {t('common.cancel')}
+        </Button>
+        <Button className="btn btn-primary" onPress={() => void replace()} isDisabled={!confirmed || imei.trim() === '' || mutation.isPending}>
+          {t('units.replace.submit')}
+        </Button>
+      </div>
+    </AppDialog>
+  );
+}
+
+function TrackerHistory({ unitId }: { unitId: number }) {
+  const { t, i18n } = useTranslation();
+  const history = useUnitSub<TrackerHistoryEntry[]>(unitId, 'tracker-history');
+  if (!history.data || history.data.length === 0) return null;
+  return (
+    <section className="unit-section" aria-labelledby="tracker-history-title" data-testid="tracker-history">
+      <h2 id="tracker-history-title" className="unit-section-title">
+        {t('units.sections.trackerHistory')}
+      </h2>
+      <ol className="history-list">
+        {history.data.map((entry) => (
+          <li key={`${entry.replacedAt}-${entry.imei}`}>
+            <span className="history-when">{formatDateTime(entry.replacedAt, i18n.language)}</span>{' '}
+            {t('units.replace.entry', { from: entry.previousImei, fromModel: entry.previousModel, to: entry.imei, toModel: entry.model })}
+            {entry.replacedBy && <span className="history-who"> ({entry.replacedBy})</span>}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** Spec §2 /user/edit-terminal: one unit with every edit section; a missing or foreign unit is not found. */
+export function UnitEditPage() {
+  const { t, i18n } = useTranslation();
+  const [params] = useSearchParams();
+  const raw = params.get('id') ?? '';
+  const id = /^\d{1,10}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+  const unit = useUnit(id);
+  const [replacing, setReplacing] = useState(false);
+  if (id === null || (unit.isError && isApiError(unit.error) && (unit.error.status === 404 || unit.error.status === 422))) return <NotFoundPage />;
+  if (unit.isError) return <p role="alert">{errorText(unit.error)}</p>;
+  if (!unit.data) return <p aria-live="polite">{t('common.loading')}</p>;
+  const data = unit.data;
+  return (
+    <div className="page unit-edit-page" key={data.ID}>
+      <p className="breadcrumb">
+        <Link to="/user/edit-terminal-list">{t('units.edit.back')}</Link>
+      </p>
+      <div className="page-heading">
+        <h1 className="page-title">
+          <span className="unit-swatch unit-swatch--large" style={{ backgroundColor: data.Color }} aria-hidden="true" /> {data.Name}
+        </h1>
+        <p className="unit-summary">
+          <span className={`status-pill status-pill--${data.Status}`}>{t(`units.status.${data.Status}`)}</span> {data.RegistrationNumber || '–'} · IMEI {data.Imei} ·{' '}
+          {t('units.columns.lastSeen')}: {formatDateTime(data.LastSeen, i18n.language)}
+        </p>
+      </div>
+      <nav className="unit-section-nav" aria-label={t('units.edit.sections')}>
+        <ul>
+          {[
+            ['name', 'units.sections.name'],
+            ['details', 'units.sections.details'],
+            ['meters', 'units.sections.meters'],
+            ['benefit', 'units.sections.benefit'],
+            ['lock', 'units.sections.lock'],
+            ['mode', data.DeviceKind === 'battery' ? 'units.sections.operatingMode' : 'units.sections.reportFrequency'],
+            ['object-description', 'units.sections.objectDescription'],
+            ['theft-report', 'units.sections.theftReport'],
+          ].map(([anchor, key]) => (
+            <li key={anchor}>
+              <a href={`#${anchor}`}>{t(key!)}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <div className="unit-sections">
+        <NameSection unit={data} />
+        <DetailsSection unit={data} />
+        <OrganisationSection unit={data} />
+        <MetersSection unit={data} />
+        <BenefitSection unit={data} />
+        <FuelSection unit={data} />
+        <Co2Section unit={data} />
+        <WorkingHoursSection unit={data} />
+        <LockSection unit={data} />
+        <MarkerSection unit={data} />
+        <ModeSection unit={data} />
+        <TimeTillParkedSection unit={data} />
+        <FeaturesSection unit={data} />
+        <BluetoothSection unit={data} />
+        <ObjectDescriptionSection unit={data} />
+        <TheftReportSection unit={data} />
+        <TrackerSection unit={data} onReplace={() => setReplacing(true)} />
+        <TrackerHistory unitId={data.ID} />
+      </div>
+      <ReplaceTrackerDialog unit={data} isOpen={replacing} onClose={() => setReplacing(false)} />
+    </div>
+  );
+}
