@@ -5,7 +5,6 @@ import { type Gateway, startGateway } from '../../src/gateway';
 import { encodeAvlFrame, encodeImeiFrame } from '../../src/gateway/teltonika';
 import { createCommandService } from '../../src/modules/io/commands';
 import type { HistoryDay, LiveMessage, TrackedUnits } from '../../src/modules/tracking/model';
-import type { TripList } from '../../src/modules/trips/model';
 import type { FleetMapProbe } from '../../src/web/features/map/LiveMap';
 import { connectDevice } from '../support/device';
 import { login, screenshot, startSuite, type Suite } from './support';
@@ -80,11 +79,6 @@ async function openMap(page: Page, account: Account) {
   await page.getByTestId('map-gl').waitFor();
   await page.waitForFunction(() => window.__fleetMap?.map !== null && window.__fleetMap?.store.loadState === 'ready');
   await page.locator('[data-connection="live"]').waitFor();
-}
-
-/** Where the page draws a unit's marker (null while not drawn). */
-function markerOf(page: Page, id: number) {
-  return page.evaluate((unitId) => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.markerOf(unitId) ?? null, id);
 }
 
 async function waitForMarker(page: Page, id: number, lat: number, lon: number, timeout = 10_000) {

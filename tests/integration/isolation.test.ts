@@ -104,6 +104,35 @@ const registration = (imei: string) => ({
 /** B's objects that the unit endpoints are asked about (set up after the parties, see the last beforeAll). */
 const bUnits = { departmentId: 0, featureProfileId: 0, imageId: 0, freshImei: '356307042480009' };
 
+/** B's trip and A's own trip (for naming B's user as driver), set up in the trips beforeAll at the end. */
+const trips = { bTripId: 0, bTripBefore: null as unknown, aTripId: 0 };
+const tripPost = (path: (tripId: number) => string, body: unknown, statuses = [404]): IsolationCase => ({
+  endpoint: `POST ${path(0).replace('/0', '/{id}')}`,
+  call: (token) => app.call('POST', path(trips.bTripId), { token, body }),
+  statuses,
+});
+const tripCases: IsolationCase[] = [
+  tripPost((id) => `/api/trips/${id}`, { type: 'private', purpose: 'Hijacked' }),
+  tripPost((id) => `/api/trips/${id}/split`, undefined),
+  tripPost((id) => `/api/trips/${id}/check-in`, { driverUserId: 1 }, [404, 422]),
+  tripPost((id) => `/api/trips/${id}/check-out`, undefined),
+  {
+    endpoint: 'POST /api/trips/{id}/check-in',
+    call: (token) => app.call('POST', `/api/trips/${trips.aTripId}/check-in`, { token, body: { driverUserId: b.userId } }),
+    statuses: [422],
+  },
+  {
+    endpoint: 'POST /api/trips/type',
+    call: (token) => app.call('POST', '/api/trips/type', { token, body: { tripIds: [trips.bTripId], type: 'private' } }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/trips/merge',
+    call: (token) => app.call('POST', '/api/trips/merge', { token, body: { tripIds: [trips.aTripId, trips.bTripId] } }),
+    statuses: [404],
+  },
+];
+
 /** A multipart picture upload, as the web app sends it. */
 async function uploadPicture(token: string, unitId: number): Promise<CallResult> {
   const form = new FormData();
@@ -297,6 +326,7 @@ const cases: IsolationCase[] = [
     statuses: [403],
   },
   ...unitCases,
+  ...tripCases,
 ];
 
 /** Parameter and body field names that name an object of some account. Sub-site ids select a brand, not a tenant. */
@@ -447,5 +477,31 @@ describe("units: B's unit, its pictures, lock and settings", () => {
       const options = await app.call('GET', '/api/units/options', { token: caller.token });
       expect(JSON.stringify(options.body)).not.toContain('Secret');
     }
+  });
+});
+
+// B's trip (after the parties exist, before any case runs).
+beforeAll(async () => {
+  const insertTrip = async (unitId: number, accountId: number) => {
+    const [row] = await app.database.query<{ id: number | string }>(
+      `INSERT INTO trips (unit_id, account_id, start_time, stop_time, start_geom, stop_geom, odometer_start_m, odometer_stop_m,
+                          odometer_source, distance_m, type, purpose, detection)
+       VALUES ($1, $2, '2026-03-01T08:00:00Z', '2026-03-01T08:30:00Z', ST_SetSRID(ST_MakePoint(18.07, 59.33), 4326),
+               ST_SetSRID(ST_MakePoint(18.0, 59.36), 4326), 0, 20000, 'gps', 20000, 'business', 'Secret errand', 'ignition')
+       RETURNING id`,
+      [unitId, accountId],
+    );
+    return Number(row!.id);
+  };
+  trips.bTripId = await insertTrip(b.unitId, b.accountId);
+  trips.aTripId = await insertTrip(a.unitId, a.accountId);
+  trips.bTripBefore = await app.database.query('SELECT * FROM trips WHERE unit_id = $1', [b.unitId]);
+});
+
+describe("trips: B's trip", () => {
+  test('after every case above, B’s trip is as it was and no driver was checked in on B’s unit', async () => {
+    expect(await app.database.query('SELECT * FROM trips WHERE unit_id = $1', [b.unitId])).toEqual(trips.bTripBefore as never);
+    expect(await app.database.query('SELECT 1 FROM trip_driver_checkins WHERE unit_id = $1', [b.unitId])).toEqual([]);
+    expect(await app.database.query('SELECT 1 FROM trip_driver_checkins WHERE user_id = $1', [b.userId])).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import type { Logger } from '../../lib/log';
 import type { Actor } from '../accounts/users';
 import type { AuthService } from '../auth/service';
 import { LIVE_BATCH_MS, LIVE_CLOSE, type LiveMessage, type LiveState, OFFLINE_AFTER_MS } from './model';
-import type { TrackingService } from './service';
+import type { MapVisibility, TrackingService } from './service';
 
 /** What the hub needs of a WebSocket (Bun's ServerWebSocket fits). */
 export interface LiveSocket {
@@ -39,6 +39,9 @@ interface LiveClient {
   dirty: Set<number>;
   /** The last send was queued behind backpressure or dropped; cleared on drain. */
   backlogged: boolean;
+  /** Spec §6: which units this user may see now (null: all of the account); refreshed with the token check. */
+  visible: MapVisibility | null;
+  visibleKey: string;
 }
 
 const DEFAULTS: Required<LiveHubOptions> = {
@@ -88,7 +91,7 @@ export class LiveHub {
 
   /** Registers an authenticated socket; with `since`, first sends the units changed since then. */
   async open(socket: LiveSocket, actor: Actor, token: string, since: Date | null): Promise<void> {
-    const client: LiveClient = { socket, actor, token, ready: false, dirty: new Set(), backlogged: false };
+    const client: LiveClient = { socket, actor, token, ready: false, dirty: new Set(), backlogged: false, visible: null, visibleKey: '' };
     this.bySocket.set(socket, client);
     let clients = this.byAccount.get(actor.accountId);
     if (!clients) {
@@ -100,8 +103,14 @@ export class LiveHub {
     const now = this.deps.clock.now();
     this.send(client, { type: 'hello', serverTime: now.toISOString(), batchMs: this.options.batchMs, offlineAfterMs: OFFLINE_AFTER_MS });
     try {
+      client.visible = await this.deps.tracking.visibility(actor);
+      client.visibleKey = client.visible?.key(now) ?? '';
       if (since) {
-        const units = await this.deps.tracking.changedSince(actor.accountId, new Date(since.getTime() - this.options.catchUpMarginMs));
+        const units = await this.deps.tracking.changedSince(
+          actor.accountId,
+          new Date(since.getTime() - this.options.catchUpMarginMs),
+          client.visible,
+        );
         if (!this.bySocket.has(socket)) return;
         // Units marked dirty meanwhile stay dirty: their newer state follows right after the catch-up.
         this.send(client, { type: 'catchup', serverTime: now.toISOString(), since: since.toISOString(), units });
@@ -218,9 +227,23 @@ export class LiveHub {
       if (!clients) continue;
       const changedHere = [...group.values()].filter((state) => changed.has(state.id));
       let shared: string | null = null;
+      const sentAt = this.deps.clock.now();
       for (const client of clients) {
         if (!this.canSend(client)) {
           for (const state of changedHere) client.dirty.add(state.id);
+          continue;
+        }
+        if (client.visible) {
+          // Spec §6: this user may not see every unit of the account; a message of their own.
+          const visible = client.visible;
+          const units = [...changedHere];
+          for (const unitId of client.dirty) {
+            const state = group.get(unitId);
+            if (state && !changed.has(unitId)) units.push(state);
+          }
+          client.dirty.clear();
+          const mine = units.filter((state) => visible(state.id, sentAt));
+          if (mine.length > 0) this.send(client, { type: 'update', serverTime, units: mine });
           continue;
         }
         if (client.dirty.size === 0) {
@@ -334,6 +357,17 @@ export class LiveHub {
           for (const client of clients) this.closeClient(client, LIVE_CLOSE.unauthenticated, 'Unauthenticated.');
         } else if (!(await this.deps.tracking.mapEnabled(actor))) {
           for (const client of clients) this.closeClient(client, LIVE_CLOSE.mapDisabled, 'map disabled');
+        } else {
+          // Spec §6: working hours began or ended, or a lock or access changed: the map reads its list again.
+          const visible = await this.deps.tracking.visibility(actor);
+          const now = this.deps.clock.now();
+          const key = visible?.key(now) ?? '';
+          for (const client of clients) {
+            const changedVisibility = client.visibleKey !== key || (client.visible === null) !== (visible === null);
+            client.visible = visible;
+            client.visibleKey = key;
+            if (changedVisibility && client.ready) this.send(client, { type: 'reload', serverTime: now.toISOString() });
+          }
         }
       } catch (error) {
         this.deps.log.warn('live socket revalidation failed', { error: String(error) });

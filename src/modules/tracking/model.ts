@@ -141,7 +141,9 @@ export type LiveMessage =
   | { type: 'hello'; serverTime: string; batchMs: number; offlineAfterMs: number }
   | { type: 'catchup'; serverTime: string; since: string; units: LiveState[] }
   | { type: 'update'; serverTime: string; units: LiveState[] }
-  | { type: 'pong'; serverTime: string };
+  | { type: 'pong'; serverTime: string }
+  /** Which units the user may see changed (spec §6 working hours): read `GET /api/tracking/units` again. */
+  | { type: 'reload'; serverTime: string };
 
 /** Close codes besides the standard ones (1001: server going away). */
 export const LIVE_CLOSE = {
@@ -150,3 +152,44 @@ export const LIVE_CLOSE = {
   /** The real-time map was disabled for this user. */
   mapDisabled: 4403,
 } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Spec §6: locked benefit and private cars on the map.
+
+/** Working hours: per ISO weekday (1 Monday … 7 Sunday) a list of [from, to) in minutes after local midnight. */
+export type WeeklyHours = Partial<Record<1 | 2 | 3 | 4 | 5 | 6 | 7, Array<[number, number]>>>;
+
+/** What the map needs to know of one unit to apply §6 to one user. */
+export interface UnitAccess {
+  /** A benefit or private car locked by its user. */
+  locked: boolean;
+  /** The user may see the locked unit (the one who locked it, or given access). */
+  hasAccess: boolean;
+  /** The unit's working hours, when set, in `timeZone`. */
+  workingHours: WeeklyHours | null;
+  timeZone: string;
+}
+
+function weekdayAndMinute(now: Date, timeZone: string): { weekday: 1 | 2 | 3 | 4 | 5 | 6 | 7; minute: number } {
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(now);
+  const get = (type: string) => parts.find((part) => part.type === type)?.value ?? '';
+  const weekday = (['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].indexOf(get('weekday')) + 1) as 1 | 2 | 3 | 4 | 5 | 6 | 7;
+  return { weekday, minute: Number(get('hour')) * 60 + Number(get('minute')) };
+}
+
+export function withinWorkingHours(hours: WeeklyHours, now: Date, timeZone: string): boolean {
+  const { weekday, minute } = weekdayAndMinute(now, timeZone);
+  return (hours[weekday] ?? []).some(([from, to]) => minute >= from && minute < to);
+}
+
+/**
+ * Spec §6: a locked benefit or private car is on the map only for users with access to it; an
+ * administrator without access sees it only within the unit's working hours when those are set (and
+ * always when none are set); other users without access never see it (they get only its benefit value
+ * and summary reports).
+ */
+export function visibleOnMap(access: UnitAccess | undefined, role: string, now: Date): boolean {
+  if (!access || !access.locked || access.hasAccess) return true;
+  if (role !== 'admin') return false;
+  return access.workingHours === null || withinWorkingHours(access.workingHours, now, access.timeZone);
+}

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock';
 import type { DatabaseHandle } from '../../lib/db/client';
 import type { Geocoder } from '../../lib/geocoding';
-import { fieldError, forbidden } from '../../lib/http';
+import { fieldError, forbidden, notFound } from '../../lib/http';
 import { findUserById } from '../accounts/users';
 import type { Actor } from '../accounts/users';
 import type { UnitService } from '../units/service';
@@ -14,7 +14,10 @@ import {
   MAP_HISTORY_DAYS,
   type TrackedUnit,
   type TrackedUnits,
+  type UnitAccess,
   unitStatus,
+  visibleOnMap,
+  withinWorkingHours,
 } from './model';
 
 /** The zone used when neither the request nor the user names a valid one. */
@@ -33,7 +36,16 @@ export interface TrackingServiceOptions {
    * is left out.
    */
   hiddenIntervals?: (actor: Actor, unitId: number, from: Date, to: Date) => Promise<HiddenInterval[]>;
+  /**
+   * Spec §6: lock state, the user's access and working hours of the caller's units (all of the account
+   * when `unitIds` is null). Units absent from the map are not locked. The units module provides it once
+   * it stores locks, access and working hours; without a provider no unit is locked.
+   */
+  unitAccess?: (actor: Actor, unitIds: number[] | null) => Promise<Map<number, UnitAccess>>;
 }
+
+/** Whether a unit may be on a user's map now; null: every unit of the account may. */
+export type MapVisibility = ((unitId: number, now: Date) => boolean) & { key: (now: Date) => string };
 
 /** Spec §3/issue: the list and the popup show each unit's last address; at most this many per request. */
 export const MAX_ADDRESS_UNITS = 100;
@@ -231,8 +243,21 @@ export function createTrackingService(
     return found?.user.realtimeMap === true;
   }
 
+  /** Spec §6 for one user: null when no unit of the account is locked away from them. */
+  async function visibility(actor: Actor): Promise<MapVisibility | null> {
+    if (!options.unitAccess) return null;
+    const access = await options.unitAccess(actor, null);
+    const restricted = [...access.entries()].filter(([, unit]) => unit.locked && !unit.hasAccess);
+    if (restricted.length === 0) return null;
+    const visible = ((unitId: number, now: Date) => visibleOnMap(access.get(unitId), actor.role, now)) as MapVisibility;
+    // Which restricted units are visible now: when this changes (working hours begin or end), the map reloads.
+    visible.key = (now) => restricted.filter(([, unit]) => visibleOnMap(unit, actor.role, now)).map(([id]) => id).join(',');
+    return visible;
+  }
+
   return {
     mapEnabled,
+    visibility,
 
     /** The map's data follows the map: 403 when it is disabled for the caller. */
     async assertMapEnabled(actor: Actor): Promise<void> {
@@ -242,10 +267,10 @@ export function createTrackingService(
     /** Every unit of the caller's account with its latest state, by name. One query however many units. */
     async listUnits(actor: Actor): Promise<TrackedUnits> {
       const now = clock.now();
-      const rows = await states('u.account_id = $1', [actor.accountId], 'ORDER BY u.name, u.id');
+      const [rows, visible] = await Promise.all([states('u.account_id = $1', [actor.accountId], 'ORDER BY u.name, u.id'), visibility(actor)]);
       return {
         serverTime: now.toISOString(),
-        units: rows.map(
+        units: (visible ? rows.filter((row) => visible(row.id, now)) : rows).map(
           (row): TrackedUnit => ({
             ...toLiveState(row, now),
             name: row.name,
@@ -266,10 +291,10 @@ export function createTrackingService(
     },
 
     /** Units of an account whose state changed (any contact) after `since`: the socket's catch-up. */
-    async changedSince(accountId: number, since: Date): Promise<LiveState[]> {
+    async changedSince(accountId: number, since: Date, visible: MapVisibility | null = null): Promise<LiveState[]> {
       const now = clock.now();
       const rows = await states('u.account_id = $1 AND s.last_seen > $2::timestamptz', [accountId, since.toISOString()], 'ORDER BY u.id');
-      return rows.map((row) => toLiveState(row, now));
+      return (visible ? rows.filter((row) => visible(row.id, now)) : rows).map((row) => toLiveState(row, now));
     },
 
     /**
@@ -319,6 +344,13 @@ export function createTrackingService(
      */
     async history(actor: Actor, query: { unitId: number; date: string }, timeZone: string): Promise<HistoryDay> {
       await units.get(actor, query.unitId);
+      // Spec §6: a locked car's history follows its live visibility: none for users without access,
+      // only the working hours for administrators without access.
+      const access = options.unitAccess ? (await options.unitAccess(actor, [query.unitId])).get(query.unitId) : undefined;
+      const restricted = access?.locked === true && !access.hasAccess;
+      if (restricted && (actor.role !== 'admin' || access.workingHours === null) && !visibleOnMap(access, actor.role, clock.now())) {
+        throw notFound('errors.unitNotFound');
+      }
       const today = localDate(clock.now(), timeZone);
       const age = (Date.parse(`${today}T00:00:00Z`) - Date.parse(`${query.date}T00:00:00Z`)) / 86_400_000;
       if (age < 0 || age >= MAP_HISTORY_DAYS) {
@@ -339,6 +371,7 @@ export function createTrackingService(
       for (const row of rows) {
         const t = Math.round(Number(row.t));
         if (hidden.some((interval) => t >= interval.from.getTime() && t <= interval.to.getTime())) continue;
+        if (restricted && access.workingHours && !withinWorkingHours(access.workingHours, new Date(t), access.timeZone)) continue;
         positions.push([
           t,
           round(row.lat, 6)!,

@@ -97,6 +97,7 @@ describe('GET /api/trips', () => {
       avgSpeedKmh: 50,
       driverKey: null,
       driverUserId: null,
+      driverName: null,
       harshBraking: 0,
       harshAcceleration: 0,
       harshCornering: 0,
@@ -105,6 +106,7 @@ describe('GET /api/trips', () => {
       note: null,
       passengers: null,
       detection: 'ignition',
+      merged: false,
     });
   });
 

@@ -389,7 +389,11 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
                           driver_user_id, harsh_braking, harsh_acceleration, harsh_cornering, type, type_source, purpose, note,
                           passengers, detection, point_count, detected_at)
        SELECT COALESCE(x.id, nextval('trips_id_seq')), x.u, x.a, x.st, x.sp, ST_SetSRID(ST_MakePoint(x.slon, x.slat), 4326),
-              ST_SetSRID(ST_MakePoint(x.plon, x.plat), 4326), x.sa, x.pa, x.os, x.oe, x.src, x.dist, x.mx, x.av, x.dk, x.du,
+              ST_SetSRID(ST_MakePoint(x.plon, x.plat), 4326), x.sa, x.pa, x.os, x.oe, x.src, x.dist, x.mx, x.av, x.dk,
+              -- Nobody entered a driver: the driver checked in on the unit when the trip started (spec §4 check-in).
+              COALESCE(x.du, (SELECT c.user_id FROM trip_driver_checkins c
+                              WHERE c.unit_id = x.u AND c.checked_in_at <= x.st AND (c.checked_out_at IS NULL OR c.checked_out_at > x.st)
+                              ORDER BY c.checked_in_at DESC LIMIT 1)),
               x.hb, x.ha, x.hc, x.ty, x.ts, x.pu, x.nt, x.ps, x.de, x.pc, x.da
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::float8[], $7::float8[], $8::float8[],
                    $9::float8[], $10::text[], $11::text[], $12::float8[], $13::float8[], $14::text[], $15::float8[], $16::real[],

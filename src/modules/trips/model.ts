@@ -15,6 +15,11 @@ export const MAX_RANGE_MONTHS = 12;
 /** Spec §5: purpose (and the attest note) at most 100 characters. */
 export const PURPOSE_MAX = 100;
 export const NOTE_MAX = 500;
+export const PASSENGERS_MAX = 200;
+/** Trips typed at once (a page of the trip log). */
+export const BULK_MAX = 500;
+/** Trips merged at once. */
+export const MERGE_MAX = 50;
 
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 /** A real calendar date written YYYY-MM-DD. */
@@ -52,6 +57,62 @@ export const tripSettingsSchema = z.object({
 });
 export type TripSettingsInput = z.output<typeof tripSettingsSchema>;
 
+const dbId = () => z.coerce.number<unknown>().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** Free text of a trip: trimmed, empty clears it. */
+const tripText = (max: number) =>
+  z
+    .string()
+    .transform((value) => value.trim())
+    .pipe(z.string().max(max))
+    .nullable();
+
+export const tripIdParamsSchema = z.object({ id: dbId() });
+
+/** Spec §4/§5: one trip's type, purpose (default purpose or free text, at most 100), note and passengers. Omitted fields stay. */
+export const tripUpdateSchema = z.object({
+  type: z.enum(TRIP_TYPES).optional(),
+  purpose: tripText(PURPOSE_MAX).optional(),
+  note: tripText(NOTE_MAX).optional(),
+  passengers: tripText(PASSENGERS_MAX).optional(),
+});
+export type TripUpdateInput = z.output<typeof tripUpdateSchema>;
+
+/** Spec §4: the type of several trips at once (the trips of a page). */
+export const tripBulkTypeSchema = z.object({
+  tripIds: z.array(dbId()).min(1).max(BULK_MAX),
+  type: z.enum(TRIP_TYPES),
+});
+export type TripBulkTypeInput = z.output<typeof tripBulkTypeSchema>;
+
+/** Spec §4: consecutive trips of one unit merged into one. */
+export const tripMergeSchema = z.object({
+  tripIds: z.array(dbId()).min(2).max(MERGE_MAX),
+});
+export type TripMergeInput = z.output<typeof tripMergeSchema>;
+
+/** Spec §4: a driver checked in from a trip; "No driver" (null) cannot be checked in. */
+export const tripCheckInSchema = z.object({
+  driverUserId: z.number().int().min(0).max(2_147_483_647).nullable(),
+});
+export type TripCheckInInput = z.output<typeof tripCheckInSchema>;
+
+/** A user of the account who can be a trip's driver. */
+export interface TripDriver {
+  id: number;
+  name: string;
+}
+
+export interface TripBulkResult {
+  updated: number;
+}
+
+export interface TripCheckInResult {
+  /** The trips (this one and later) that now have the driver. */
+  updated: number;
+  /** The driver checked out first, if one was checked in. */
+  checkedOutUserId: number | null;
+}
+
 /** One trip as the API returns it. Coordinates WGS 84 with 6 decimals; times ISO 8601 UTC. */
 export interface TripView {
   id: number;
@@ -85,6 +146,14 @@ export interface TripView {
   detection: 'ignition' | 'motion';
 }
 
+/** A trip as the trip log lists it: the trip plus what the log shows about it. */
+export interface TripLogEntry extends TripView {
+  /** The driver user's name. */
+  driverName: string | null;
+  /** Made by merging trips; a split restores them. */
+  merged: boolean;
+}
+
 export interface TripTotal {
   trips: number;
   distanceM: number;
@@ -98,6 +167,6 @@ export interface TripList {
   to: string;
   timeZone: string;
   /** Trips that start in the period, oldest first. */
-  trips: TripView[];
+  trips: TripLogEntry[];
   totals: Record<TripType, TripTotal> & { all: TripTotal };
 }

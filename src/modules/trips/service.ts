@@ -4,6 +4,7 @@ import type { Platform } from '../../lib/platform';
 import type { Actor } from '../accounts/users';
 import { FLAG_FUTURE } from '../tracking/ingest';
 import type { UnitService } from '../units/service';
+import { createTripEditing } from './editing';
 import { type BatchOutcome, createDetection, paramsOf, type UnitWork, type Window } from './detection';
 import type { DetectionParams } from './detector';
 import {
@@ -15,7 +16,7 @@ import {
   type TripSettingsInput,
   type TripTotal,
   type TripType,
-  type TripView,
+  type TripLogEntry,
 } from './model';
 import { addToDay, dayOf, isTimeZone, startOfDay } from './time';
 
@@ -113,6 +114,8 @@ interface TripRow extends Record<string, unknown> {
   note: string | null;
   passengers: string | null;
   detection: 'ignition' | 'motion';
+  merged: boolean;
+  driver_name: string | null;
 }
 
 const round = (value: number, decimals: number) => {
@@ -120,7 +123,7 @@ const round = (value: number, decimals: number) => {
   return Math.round(Number(value) * factor) / factor;
 };
 
-function toView(row: TripRow): TripView {
+function toView(row: TripRow): TripLogEntry {
   const start = Number(row.start_ms);
   const stop = Number(row.stop_ms);
   return {
@@ -143,6 +146,7 @@ function toView(row: TripRow): TripView {
     avgSpeedKmh: round(row.avg_speed_kmh, 1),
     driverKey: row.driver_key,
     driverUserId: row.driver_user_id,
+    driverName: row.driver_user_id === null ? null : row.driver_name || null,
     harshBraking: row.harsh_braking,
     harshAcceleration: row.harsh_acceleration,
     harshCornering: row.harsh_cornering,
@@ -151,6 +155,7 @@ function toView(row: TripRow): TripView {
     note: row.note,
     passengers: row.passengers,
     detection: row.detection,
+    merged: row.merged,
   };
 }
 
@@ -183,6 +188,9 @@ export function createTripService(platform: Platform, units: UnitService, option
   const { database, clock, log, events } = platform;
   const geocoder = options.geocoder ?? createGeocoder(platform.config, database, log);
   const detection = createDetection(database, clock);
+  const timeZoneOf = (actor: Actor, requestTimeZone?: string | null): string =>
+    isTimeZone(requestTimeZone) ? requestTimeZone : isTimeZone(actor.timezone) ? actor.timezone : FALLBACK_TIME_ZONE;
+  const editing = createTripEditing(platform, timeZoneOf);
   /** Units seen reporting ignition by this process (a hint; the detector state keeps it for good). */
   const reportsIgnition = new Set<number>();
   /** Counters for benchmarks and health: units detected, spans re-detected (late data), failed detections. */
@@ -302,6 +310,7 @@ export function createTripService(platform: Platform, units: UnitService, option
   }
 
   return {
+    ...editing,
     geocoder,
 
     stats(): Readonly<typeof stats> {
@@ -369,16 +378,17 @@ export function createTripService(platform: Platform, units: UnitService, option
     async list(actor: Actor, query: TripListQuery, requestTimeZone?: string | null): Promise<TripList> {
       // Another account's unit answers 404 exactly like a missing one.
       const unit = await units.get(actor, query.unitId);
-      const timeZone = isTimeZone(requestTimeZone) ? requestTimeZone : isTimeZone(actor.timezone) ? actor.timezone : FALLBACK_TIME_ZONE;
+      const timeZone = timeZoneOf(actor, requestTimeZone);
       const { from, to } = resolveRange(query, timeZone, clock.now());
       const rows = await database.query<TripRow>(
-        `SELECT id, unit_id, (extract(epoch from start_time) * 1000)::float8 AS start_ms, (extract(epoch from stop_time) * 1000)::float8 AS stop_ms,
-                ST_Y(start_geom) AS start_lat, ST_X(start_geom) AS start_lon, ST_Y(stop_geom) AS stop_lat, ST_X(stop_geom) AS stop_lon,
-                start_address, stop_address, odometer_start_m, odometer_stop_m, odometer_source, distance_m, max_speed_kmh, avg_speed_kmh,
-                driver_key, driver_user_id, harsh_braking, harsh_acceleration, harsh_cornering, type, purpose, note, passengers, detection
-         FROM trips
-         WHERE unit_id = $1 AND account_id = $2 AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
-         ORDER BY start_time`,
+        `SELECT t.id, t.unit_id, (extract(epoch from t.start_time) * 1000)::float8 AS start_ms, (extract(epoch from t.stop_time) * 1000)::float8 AS stop_ms,
+                ST_Y(t.start_geom) AS start_lat, ST_X(t.start_geom) AS start_lon, ST_Y(t.stop_geom) AS stop_lat, ST_X(t.stop_geom) AS stop_lon,
+                t.start_address, t.stop_address, t.odometer_start_m, t.odometer_stop_m, t.odometer_source, t.distance_m, t.max_speed_kmh,
+                t.avg_speed_kmh, t.driver_key, t.driver_user_id, t.harsh_braking, t.harsh_acceleration, t.harsh_cornering, t.type, t.purpose,
+                t.note, t.passengers, t.detection, t.merged, COALESCE(NULLIF(trim(d.first_name || ' ' || d.last_name), ''), d.email) AS driver_name
+         FROM trips t LEFT JOIN users d ON d.id = t.driver_user_id
+         WHERE t.unit_id = $1 AND t.account_id = $2 AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
+         ORDER BY t.start_time`,
         [unit.ID, actor.accountId, from.toISOString(), to.toISOString()],
       );
       const trips = rows.map(toView);

@@ -7,6 +7,7 @@ import { LoginPage } from '../features/auth/LoginPage';
 import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
 import { NotFoundPage, StandaloneNotFoundPage } from '../features/errors/NotFoundPage';
 import { MapPage } from '../features/map/MapPage';
+import { TriplogPage } from '../features/triplog/TriplogPage';
 import { RegisterPage } from '../features/registration/RegisterPage';
 import { AddTerminalPage } from '../features/units/AddTerminalPage';
 import { UnitEditPage } from '../features/units/UnitEditPage';
@@ -80,7 +81,6 @@ function UnknownRoute() {
  * show not-found until their feature lands: nothing shows made-up data.
  */
 const PENDING_USER_ROUTES = [
-  'user/create-triplog',
   'user/create-triplog/congestionreportnew',
   'user/geofences',
   'user/geofences/add-edit-geofences/:geofenceID?',
@@ -121,6 +121,7 @@ export function AppRoutes() {
           <Route element={<Shell />}>
             <Route path="user/realtime-tracking" element={<MapRoute />} />
             <Route path="user/car-schedule" element={<CarScheduleRoute />} />
+            <Route path="user/create-triplog" element={<TriplogPage />} />
             <Route path="user/edit-terminal-list" element={<UnitListPage />} />
             <Route path="user/edit-terminal" element={<UnitEditPage />} />
             <Route element={<RequireAdminOrSupport />}>

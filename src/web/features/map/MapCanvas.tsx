@@ -12,6 +12,8 @@ import type { HistoryView } from './history';
 import type { FleetStore, TrackedUnit } from './store';
 import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, type IconAtlas, markerSymbol, STATUS_COLORS } from './symbols';
 
+const INTERLEAVED = new URLSearchParams(window.location.search).get('deck') !== 'overlaid';
+
 /** Unit names are drawn next to the markers while no more than this many units are drawn on their own. */
 const MAX_LABELS = 400;
 
@@ -267,10 +269,11 @@ function draw(c: Controller): void {
   c.frame = null;
   const { map, store, props } = { map: c.map, store: c.props.store, props: c.props };
   const now = performance.now();
-  if (c.index.needsBuild(props.filterKey, now)) c.index.build(store.units, props.include, props.filterKey, now);
+  c.index.maybeBuild(store.units, props.include, props.filterKey, now);
   const zoom = map.getZoom();
   const bbox = paddedBounds(map);
-  const view = c.index.view(bbox, zoom, (id) => store.get(id), props.include);
+  c.index.request(bbox, zoom);
+  const view = c.index.current((id) => store.get(id), props.include);
   // The selected unit is always drawn on its own, even inside a cluster.
   const selected = props.selectedId === null ? undefined : store.get(props.selectedId);
   if (selected && selected.lat !== null && selected.lon !== null && !view.units.some((unit) => unit.id === selected.id)) view.units.push(selected);
@@ -293,7 +296,7 @@ function draw(c: Controller): void {
   // The popup follows its unit.
   if (selected && selected.lat !== null && selected.lon !== null && c.popup) c.popup.setLngLat([selected.lon, selected.lat]);
   // A busy fleet needs another clustering pass once the interval is over.
-  if (c.index.needsBuild(props.filterKey, now + 2001)) scheduleRecluster(c);
+  if (c.index.pending) scheduleRecluster(c);
 }
 
 let reclusterTimer: ReturnType<typeof setTimeout> | null = null;
@@ -350,6 +353,10 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       propsRef.current.onFailure(String(error));
       return;
     }
+    // deck.gl's interleaved mode reads `map.transform`, which MapLibre 6 keeps on its camera: expose it.
+    if (!('transform' in map)) {
+      Object.defineProperty(map, 'transform', { get: () => (map as unknown as { _camera: { transform: unknown } })._camera.transform });
+    }
     map.touchZoomRotate.disableRotation();
     map.keyboard.disableRotation();
     map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
@@ -361,8 +368,8 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
     const controller: Controller = {
       map,
       overlay: new MapboxOverlay({
-        // Overlaid (deck.gl's own canvas above the map): interleaving reads MapLibre internals that v6 no longer has.
-        interleaved: false,
+        // Interleaved: one WebGL context and one canvas, which matters most with software rendering.
+        interleaved: INTERLEAVED,
         layers: [],
         getCursor: ({ isHovering, isDragging }) => (isDragging ? 'grabbing' : isHovering ? 'pointer' : 'grab'),
         onClick: (info: PickingInfo) => onPick(info),
@@ -379,7 +386,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
         },
       }),
       atlas: buildIconAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
-      index: new ClusterIndex(),
+      index: null as unknown as ClusterIndex,
       props: propsRef.current,
       frame: null,
       frames: 0,
@@ -391,6 +398,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       popup: null,
       popupNode: node,
     };
+    controller.index = new ClusterIndex(() => requestDraw(controller));
     controllerRef.current = controller;
     setPopupNode(node);
 
@@ -401,8 +409,10 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
         c.props.onSelect((info.object as TrackedUnit).id);
       } else if (info.layer?.id === 'clusters' && info.object) {
         const cluster = info.object as ClusterMarker;
-        const zoom = Math.min(CLUSTER_MAX_ZOOM + 1, Math.max(c.index.expansionZoom(cluster.id), map.getZoom() + 1));
-        map.easeTo({ center: cluster.position, zoom, duration: 500 });
+        void c.index.expansionZoom(cluster.id).then((expansion) => {
+          const zoom = Math.min(CLUSTER_MAX_ZOOM + 1, Math.max(expansion, map.getZoom() + 1));
+          map.easeTo({ center: cluster.position, zoom, duration: 500 });
+        });
       } else {
         c.props.onSelect(null);
       }
@@ -479,6 +489,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       resizeObserver.disconnect();
       if (controller.frame !== null) cancelAnimationFrame(controller.frame);
       controller.popup?.remove();
+      controller.index.dispose();
       propsRef.current.onReady?.(null);
       controllerRef.current = null;
       try {

@@ -1,10 +1,11 @@
-import Supercluster, { type ClusterProperties, type PointFeature } from 'supercluster';
+import { superclusterSource } from './supercluster-source';
 import type { TrackedUnit } from './store';
 
 /** Above this zoom every unit is drawn on its own. */
 export const CLUSTER_MAX_ZOOM = 15;
 /** A busy fleet re-clusters at most this often; markers drawn on their own move at once in between. */
 export const RECLUSTER_MS = 2000;
+const OPTIONS = { radius: 56, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 3 };
 
 export interface ClusterMarker {
   kind: 'cluster';
@@ -19,76 +20,157 @@ export interface ClusterView {
   units: TrackedUnit[];
 }
 
-type PointProps = { id: number };
+/**
+ * The worker: supercluster (its UMD build, loaded as text into this chunk) answering build, view and
+ * expansion requests. Points arrive as one transferred Float64Array of [id, lon, lat] triples.
+ */
+const WORKER_SOURCE = `${superclusterSource}
+let index = null;
+let generation = 0;
+self.onmessage = (event) => {
+  const m = event.data;
+  if (m.type === 'build') {
+    const a = m.points;
+    const points = new Array(a.length / 3);
+    for (let i = 0, j = 0; i < a.length; i += 3, j++) {
+      points[j] = { type: 'Feature', properties: { id: a[i] }, geometry: { type: 'Point', coordinates: [a[i + 1], a[i + 2]] } };
+    }
+    index = new Supercluster(${JSON.stringify(OPTIONS)}).load(points);
+    generation = m.generation;
+    self.postMessage({ type: 'built', generation });
+  } else if (m.type === 'view') {
+    const clusters = [];
+    const ids = [];
+    if (index) {
+      for (const f of index.getClusters(m.bbox, m.zoom)) {
+        if (f.properties.cluster) clusters.push([f.properties.cluster_id, f.geometry.coordinates[0], f.geometry.coordinates[1], f.properties.point_count]);
+        else ids.push(f.properties.id);
+      }
+    }
+    self.postMessage({ type: 'view', seq: m.seq, generation, clusters, ids });
+  } else if (m.type === 'expansion') {
+    let zoom = ${CLUSTER_MAX_ZOOM + 1};
+    try { if (index) zoom = index.getClusterExpansionZoom(m.id); } catch {}
+    self.postMessage({ type: 'expansion', seq: m.seq, zoom });
+  }
+};`;
+
+interface ViewReply {
+  type: 'view';
+  seq: number;
+  generation: number;
+  clusters: Array<[number, number, number, number]>;
+  ids: number[];
+}
 
 /**
- * Clusters of units (supercluster). Building the index for 20,000 units takes tens of milliseconds, so
- * it is rebuilt when the filter changes and otherwise at most every `RECLUSTER_MS` while positions
- * change; between builds a unit drawn on its own is drawn at its newest position straight from the store.
+ * Clusters of units, computed off the main thread. Building the index for 20,000 units takes tens of
+ * milliseconds, which would stall frames; so the index lives in a worker, is rebuilt when the filter
+ * changes and otherwise at most every `RECLUSTER_MS` while positions change, and answers each view
+ * (bounds and zoom) with cluster markers and the ids of units drawn on their own. Those are drawn at
+ * their newest position straight from the store, so a moving marker never waits for a rebuild.
  */
 export class ClusterIndex {
-  private index: Supercluster<PointProps> | null = null;
+  private readonly worker: Worker;
+  private readonly workerUrl: string;
+  private generation = 0;
+  private building = false;
   private builtAt = 0;
-  private builtKey = '';
+  private builtKey: string | null = null;
   private stale = true;
+  private seq = 0;
+  private lastRequest = '';
+  private view: ViewReply | null = null;
+  private readonly expansions = new Map<number, (zoom: number) => void>();
+
+  /** `onView`: a new view (or a new index) arrived; draw again. */
+  constructor(private readonly onView: () => void) {
+    this.workerUrl = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
+    this.worker = new Worker(this.workerUrl);
+    this.worker.onmessage = (event: MessageEvent) => {
+      const message = event.data as ViewReply | { type: 'built'; generation: number } | { type: 'expansion'; seq: number; zoom: number };
+      if (message.type === 'built') {
+        this.building = false;
+        this.lastRequest = ''; // ask for the view again from the new index
+        this.onView();
+      } else if (message.type === 'view') {
+        if (message.seq === this.seq) {
+          this.view = message;
+          this.onView();
+        }
+      } else {
+        this.expansions.get(message.seq)?.(message.zoom);
+        this.expansions.delete(message.seq);
+      }
+    };
+  }
+
+  dispose(): void {
+    this.worker.terminate();
+    URL.revokeObjectURL(this.workerUrl);
+  }
 
   markStale(): void {
     this.stale = true;
   }
 
-  /** Whether `view` would rebuild now. */
-  needsBuild(filterKey: string, now: number): boolean {
-    if (!this.index || filterKey !== this.builtKey) return true;
-    return this.stale && now - this.builtAt >= RECLUSTER_MS;
-  }
-
-  build(units: readonly TrackedUnit[], include: (unit: TrackedUnit) => boolean, filterKey: string, now: number): void {
-    const points: Array<PointFeature<PointProps>> = [];
+  /** Starts a rebuild when the filter changed, or positions changed and the interval is over. */
+  maybeBuild(units: readonly TrackedUnit[], include: (unit: TrackedUnit) => boolean, filterKey: string, now: number): void {
+    if (this.building) return;
+    const due = this.builtKey !== filterKey || (this.stale && now - this.builtAt >= RECLUSTER_MS);
+    if (!due) return;
+    const points = new Float64Array(units.length * 3);
+    let n = 0;
     for (const unit of units) {
       if (unit.lat === null || unit.lon === null || !include(unit)) continue;
-      points.push({ type: 'Feature', properties: { id: unit.id }, geometry: { type: 'Point', coordinates: [unit.lon, unit.lat] } });
+      points[n++] = unit.id;
+      points[n++] = unit.lon;
+      points[n++] = unit.lat;
     }
-    const index = new Supercluster<PointProps>({ radius: 56, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 3 });
-    index.load(points);
-    this.index = index;
+    const packed = points.slice(0, n);
+    this.generation += 1;
+    this.building = true;
     this.builtAt = now;
     this.builtKey = filterKey;
     this.stale = false;
+    this.worker.postMessage({ type: 'build', generation: this.generation, points: packed }, [packed.buffer]);
   }
 
-  /** Clusters and single units within the bounds at a zoom. */
-  view(bbox: [number, number, number, number], zoom: number, unitOf: (id: number) => TrackedUnit | undefined, include: (unit: TrackedUnit) => boolean): ClusterView {
+  /** Whether a rebuild will be due later (positions changed since the last one). */
+  get pending(): boolean {
+    return this.stale || this.building;
+  }
+
+  /** Asks for the clusters in these bounds at this zoom (answered asynchronously, see `onView`). */
+  request(bbox: [number, number, number, number], zoom: number): void {
+    const z = Math.floor(zoom);
+    const key = `${bbox.map((v) => v.toFixed(4)).join(',')}|${z}`;
+    if (key === this.lastRequest) return;
+    this.lastRequest = key;
+    this.seq += 1;
+    this.worker.postMessage({ type: 'view', seq: this.seq, bbox, zoom: z });
+  }
+
+  /** The latest answer: clusters, and the units drawn on their own with their newest state. */
+  current(unitOf: (id: number) => TrackedUnit | undefined, include: (unit: TrackedUnit) => boolean): ClusterView {
     const clusters: ClusterMarker[] = [];
     const units: TrackedUnit[] = [];
-    if (!this.index) return { clusters, units };
-    for (const feature of this.index.getClusters(bbox, Math.floor(zoom))) {
-      const properties = feature.properties as Partial<ClusterProperties> & Partial<PointProps>;
-      if (properties.cluster) {
-        const [lon, lat] = feature.geometry.coordinates as [number, number];
-        clusters.push({ kind: 'cluster', id: properties.cluster_id!, position: [lon, lat], count: properties.point_count! });
-      } else if (properties.id !== undefined) {
-        const unit = unitOf(properties.id);
-        if (unit && unit.lat !== null && unit.lon !== null && include(unit)) units.push(unit);
-      }
+    if (!this.view) return { clusters, units };
+    for (const [id, lon, lat, count] of this.view.clusters) clusters.push({ kind: 'cluster', id, position: [lon, lat], count });
+    for (const id of this.view.ids) {
+      const unit = unitOf(id);
+      if (unit && unit.lat !== null && unit.lon !== null && include(unit)) units.push(unit);
     }
     return { clusters, units };
   }
 
-  expansionZoom(clusterId: number): number {
-    try {
-      return this.index ? this.index.getClusterExpansionZoom(clusterId) : CLUSTER_MAX_ZOOM + 1;
-    } catch {
-      return CLUSTER_MAX_ZOOM + 1;
-    }
-  }
-
-  /** Ids of the units in a cluster (up to `limit`). */
-  leaves(clusterId: number, limit = 50): number[] {
-    if (!this.index) return [];
-    try {
-      return this.index.getLeaves(clusterId, limit).map((leaf) => leaf.properties.id);
-    } catch {
-      return [];
-    }
+  expansionZoom(clusterId: number): Promise<number> {
+    this.seq += 1;
+    const seq = this.seq;
+    this.lastRequest = ''; // the view request above was superseded
+    return new Promise((resolve) => {
+      this.expansions.set(seq, resolve);
+      this.worker.postMessage({ type: 'expansion', seq, id: clusterId });
+    });
   }
 }

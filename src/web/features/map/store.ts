@@ -48,7 +48,7 @@ export class FleetStore {
   private reloadTimer: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
   private readonly listeners = new Set<() => void>();
-  /** Ingest-to-marker samples: [fix time (ms), time the marker was drawn (ms)] (see `recordDrawn`). */
+  /** Ingest-to-marker samples: [ingest time (the state's lastSeen, ms), time the marker was drawn (ms)] (see `recordDrawn`). */
   readonly probe = { drawn: [] as Array<[number, number]>, firstDrawAt: 0, loadedAt: 0, messages: 0, unitsReceived: 0 };
 
   subscribe(listener: () => void): () => void {
@@ -207,6 +207,7 @@ export class FleetStore {
       this.probe.messages += 1;
       this.since = message.serverTime ?? this.since;
       if (message.type === 'catchup' || message.type === 'update') this.apply(message.units);
+      else if (message.type === 'reload') this.scheduleReload();
     };
     socket.onclose = (event) => {
       if (this.socket !== socket) return;
@@ -261,14 +262,17 @@ export class FleetStore {
     window.dispatchEvent(new CustomEvent(NAVIGATE_EVENT, { detail: '/user/create-triplog' }));
   }
 
-  /** The map drew these units' newest states: the ingest-to-marker probe (fix time → drawn). */
+  /**
+   * The map drew these units' newest states: the ingest-to-marker probe, from `lastSeen` (the server's
+   * receive time of the newest record, i.e. ingest) to the frame that drew it.
+   */
   recordDrawn(ids: Iterable<number>, drawnAt: number): void {
     const samples = this.probe.drawn;
     for (const id of ids) {
       const unit = this.get(id);
-      if (!unit?.time) continue;
+      if (!unit?.lastSeen) continue;
       if (samples.length >= PROBE_SAMPLES) samples.shift();
-      samples.push([Date.parse(unit.time), drawnAt]);
+      samples.push([Date.parse(unit.lastSeen), drawnAt]);
     }
   }
 }
