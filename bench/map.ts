@@ -22,6 +22,8 @@ import { hashPassword } from '../src/modules/auth/service';
 import { createCommandService } from '../src/modules/io/commands';
 import type { FleetMapProbe } from '../src/web/features/map/LiveMap';
 import { VEHICLE_TYPES } from '../src/web/features/map/symbols';
+import postgres from 'postgres';
+import { type DatabaseHandle, openPostgres } from '../src/lib/db/client';
 import { argument, openBenchDatabase, percentile } from './support';
 
 const kind = argument('db', process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL ? 'postgres' : 'pglite') as 'pglite' | 'postgres';
@@ -37,7 +39,20 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 
 console.log(`map benchmark: ${unitCount} units, one position each per ${intervalMs / 1000} s (${Math.round((unitCount * 1000) / intervalMs)} positions/s)`);
 await buildWeb({ quiet: true });
-const { database, label } = await openBenchDatabase(kind);
+/** PostgreSQL: a database of its own (`fleet_bench_map`), so that another benchmark running meanwhile never drops it. */
+async function openDatabase(): Promise<{ database: DatabaseHandle; label: string }> {
+  if (kind === 'pglite') return openBenchDatabase('pglite');
+  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('set BENCH_DATABASE_URL for the PostgreSQL run, e.g. postgres://postgres@127.0.0.1:5432/postgres');
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe('DROP DATABASE IF EXISTS fleet_bench_map WITH (FORCE)');
+  await admin.unsafe('CREATE DATABASE fleet_bench_map');
+  await admin.end();
+  const benchUrl = new URL(url);
+  benchUrl.pathname = '/fleet_bench_map';
+  return { database: await openPostgres(benchUrl.toString(), 8), label: `PostgreSQL (${benchUrl.host}/fleet_bench_map)` };
+}
+const { database, label } = await openDatabase();
 console.log(`database: ${label}`);
 const config = loadConfig({ LOG_LEVEL: 'warn', GATEWAY: '0', JOBS: '0', DEMO: '0', RAW_FRAME_RETENTION_DAYS: '0' });
 const { platform, services, api } = await assemble(config, database, { log: createLogger('warn') });
@@ -51,7 +66,7 @@ await database.query(
 const imeis = Array.from({ length: unitCount }, (_, i) => demoImei(i));
 const types = imeis.map((_, i) => VEHICLE_TYPES[i % 7 === 0 ? 1 : i % 11 === 0 ? 2 : i % 13 === 0 ? 9 : 0]!);
 // At most this many Teltonika trackers on TCP (a process may hold 20,000 open files here); the rest report as OsmAnd phones over HTTP.
-const tcpCount = Math.min(unitCount, Number(argument('tcp', '12000')));
+const tcpCount = Math.min(unitCount, Number(argument('tcp', '19000')));
 const protocols = imeis.map((_, i) => (i < tcpCount ? 'teltonika' : 'osmand'));
 for (let from = 0; from < unitCount; from += 5000) {
   await database.query(
@@ -145,6 +160,22 @@ console.log(`loaded ${cold.units} units (cold cache): list ${ms(cold.loadedAt)},
 await page.waitForTimeout(3000);
 const warm = await measureLoad(page, 'reload');
 console.log(`loaded ${warm.units} units (warm cache): list ${ms(warm.loadedAt)}, drawn ${ms(warm.firstDrawAt)} after navigation`);
+// The list call alone, from outside the browser: how much of the load is the server's.
+const loginResponse = await fetch(`${baseUrl}/api/login`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'application/json' },
+  body: JSON.stringify({ username: EMAIL, password: PASSWORD, subsiteid: 0 }),
+});
+const token = ((await loginResponse.json()) as { data: { user: { token: string } } }).data.user.token;
+const listTimes: number[] = [];
+let listBytes = 0;
+for (let i = 0; i < 3; i++) {
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}/api/tracking/units`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+  listBytes = (await response.arrayBuffer()).byteLength;
+  listTimes.push(performance.now() - started);
+}
+console.log(`GET /api/tracking/units from the bench process: ${listTimes.map(ms).join(', ')} (${(listBytes / 1048576).toFixed(1)} MiB)`);
 await page.locator('[data-connection="live"]').waitFor({ timeout: 20_000 });
 await page.waitForTimeout(3000);
 
@@ -164,16 +195,16 @@ async function panFrames(center: [number, number], zoom: number, seconds: number
           deltas.push(now - last);
           last = now;
           step += 1;
-          // A slow circle: east, south, west, north… a few pixels a frame, like a dragging hand.
-          const angle = step / 90;
-          map.panBy([Math.cos(angle) * 6, Math.sin(angle) * 6], { animate: false });
+          // Circles of about 130 px around the start: a few pixels a frame, like a dragging hand.
+          const angle = step / 20;
+          map.panBy([Math.cos(angle) * 6.5, Math.sin(angle) * 6.5], { animate: false });
           if (now < end) requestAnimationFrame(frame);
           else resolve();
         };
         requestAnimationFrame(frame);
       });
       const drawn = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.drawn();
-      return { deltas: deltas.slice(1), units: drawn.units, clusters: drawn.clusters };
+      return { deltas: deltas.slice(1), units: drawn.units, clusters: drawn.clusters, zoom: map.getZoom(), bounds: map.getBounds().toArray() };
     },
     [center[0], center[1], zoom, seconds],
   );
@@ -186,7 +217,8 @@ const scenarios: Array<{ name: string; center: [number, number]; zoom: number }>
 ];
 const panResults: Array<{ name: string; p50: number; p95: number; frames: number; units: number; clusters: number }> = [];
 for (const scenario of scenarios) {
-  const { deltas, units, clusters } = await panFrames(scenario.center, scenario.zoom, panSeconds);
+  const { deltas, units, clusters, zoom, bounds } = await panFrames(scenario.center, scenario.zoom, panSeconds);
+  if (units + clusters === 0) console.log(`  nothing drawn at zoom ${zoom.toFixed(2)}, bounds ${JSON.stringify(bounds)}`);
   panResults.push({ name: scenario.name, p50: percentile(deltas, 50), p95: percentile(deltas, 95), frames: deltas.length, units, clusters });
   console.log(`panning ${scenario.name}: p50 ${percentile(deltas, 50).toFixed(1)} ms, p95 ${percentile(deltas, 95).toFixed(1)} ms (${deltas.length} frames; ${units} markers, ${clusters} clusters drawn)`);
 }
@@ -219,6 +251,7 @@ console.log('');
 console.log(`units                          ${unitCount} (${reporting} reporting), ${Math.round((unitCount * 1000) / intervalMs)} positions/s offered`);
 console.log(`initial load (cold cache)      ${ms(cold.firstDrawAt)}  (unit list in ${ms(cold.loadedAt)})`);
 console.log(`initial load (warm cache)      ${ms(warm.firstDrawAt)}  (unit list in ${ms(warm.loadedAt)})`);
+console.log(`list call alone (server)       ${listTimes.map(ms).join(', ')}  (${(listBytes / 1048576).toFixed(1)} MiB JSON)`);
 for (const result of panResults) {
   console.log(`frame time panning p50 / p95   ${result.p50.toFixed(1)} / ${result.p95.toFixed(1)} ms  ${result.name}`);
 }

@@ -166,6 +166,11 @@ describe('live map', () => {
     await page.evaluate(() => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map.jumpTo({ center: [18.05, 59.35], zoom: 7 }));
     await page.waitForFunction(() => ((window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.drawn().clusters ?? 0) > 0);
     await screenshot(page, 'map-clusters');
+    await page.evaluate(() => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map.jumpTo({ center: [14.5, 58.2], zoom: 5 }));
+    await page.waitForFunction(() => {
+      const drawn = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.drawn();
+      return drawn !== undefined && drawn.clusters >= 1 && drawn.units <= 1;
+    });
   });
 
   test("a day's history draws its trips, leaves private trips out and replays", async () => {
@@ -321,6 +326,18 @@ describe('live socket isolation', () => {
     expect(JSON.stringify(socketA.messages)).not.toContain('57.7');
     socketA.socket.close();
     socketB.socket.close();
+
+    // Addresses likewise: another account's unit answers null, like a missing one.
+    const addresses = await suite.server.call<{ addresses: Array<{ unitId: number; lat: number | null; lon: number | null; address: string | null }> }>(
+      'GET',
+      `/api/tracking/addresses?unitIds=${unitA.id},${unitB.id}`,
+      { token: tokenA },
+    );
+    expect(addresses.status).toBe(200);
+    expect(addresses.body.data!.addresses).toEqual([
+      { unitId: unitA.id, lat: 59.3, lon: 18, address: expect.stringContaining(', SE') },
+      { unitId: unitB.id, lat: null, lon: null, address: null },
+    ]);
 
     // Without a valid token the upgrade is refused.
     const refused = openSocket('not-a-token');

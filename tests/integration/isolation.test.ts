@@ -105,7 +105,7 @@ const registration = (imei: string) => ({
 const bUnits = { departmentId: 0, featureProfileId: 0, imageId: 0, freshImei: '356307042480009' };
 
 /** B's trip and A's own trip (for naming B's user as driver), set up in the trips beforeAll at the end. */
-const trips = { bTripId: 0, bTripBefore: null as unknown, aTripId: 0 };
+const trips = { bTripId: 0, bTripBefore: null as unknown, aTripId: 0, bAttestId: 0, bAttestBefore: null as unknown };
 const tripPost = (path: (tripId: number) => string, body: unknown, statuses = [404]): IsolationCase => ({
   endpoint: `POST ${path(0).replace('/0', '/{id}')}`,
   call: (token) => app.call('POST', path(trips.bTripId), { token, body }),
@@ -129,6 +129,31 @@ const tripCases: IsolationCase[] = [
   {
     endpoint: 'POST /api/trips/merge',
     call: (token) => app.call('POST', '/api/trips/merge', { token, body: { tripIds: [trips.aTripId, trips.bTripId] } }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/trips/attests',
+    call: (token) => app.call('POST', '/api/trips/attests', { token, body: { userId: b.userId, period: '2026-03', note: 'Hijacked' } }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'GET /api/trips/attests',
+    call: (token) => app.call('GET', `/api/trips/attests?userId=${b.userId}&period=2026-02`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/trips/attests/{id}/unlock',
+    call: (token) => app.call('POST', `/api/trips/attests/${trips.bAttestId}/unlock`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/trips/attests/{id}/unattest',
+    call: (token) => app.call('POST', `/api/trips/attests/${trips.bAttestId}/unattest`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'DELETE /api/trips/attests/{id}',
+    call: (token) => app.call('DELETE', `/api/trips/attests/${trips.bAttestId}`, { token }),
     statuses: [404],
   },
 ];
@@ -496,6 +521,14 @@ beforeAll(async () => {
   trips.bTripId = await insertTrip(b.unitId, b.accountId);
   trips.aTripId = await insertTrip(a.unitId, a.accountId);
   trips.bTripBefore = await app.database.query('SELECT * FROM trips WHERE unit_id = $1', [b.unitId]);
+  const [attest] = await app.database.query<{ id: number }>(
+    `INSERT INTO trip_attests (account_id, user_id, period, from_time, to_time, status, note, attested_by, attested_at, changed_by, changed_at)
+     VALUES ($1, $2, '2026-02', '2026-01-31T23:00:00Z', '2026-02-28T23:00:00Z', 'attested', 'Secret attest of B', $2, now(), $2, now())
+     RETURNING id`,
+    [b.accountId, b.userId],
+  );
+  trips.bAttestId = attest!.id;
+  trips.bAttestBefore = await app.database.query('SELECT * FROM trip_attests WHERE account_id = $1', [b.accountId]);
 });
 
 describe("trips: B's trip", () => {
@@ -503,5 +536,7 @@ describe("trips: B's trip", () => {
     expect(await app.database.query('SELECT * FROM trips WHERE unit_id = $1', [b.unitId])).toEqual(trips.bTripBefore as never);
     expect(await app.database.query('SELECT 1 FROM trip_driver_checkins WHERE unit_id = $1', [b.unitId])).toEqual([]);
     expect(await app.database.query('SELECT 1 FROM trip_driver_checkins WHERE user_id = $1', [b.userId])).toEqual([]);
+    expect(await app.database.query('SELECT * FROM trip_attests WHERE account_id = $1', [b.accountId])).toEqual(trips.bAttestBefore as never);
+    expect(await app.database.query('SELECT 1 FROM trip_attest_log WHERE account_id = $1', [b.accountId])).toEqual([]);
   });
 });

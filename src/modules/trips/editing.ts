@@ -1,6 +1,7 @@
 import { AppError, fieldError, forbidden, notFound } from '../../lib/http';
 import type { Platform } from '../../lib/platform';
 import type { Actor } from '../accounts/users';
+import { refuseAttestedFrom, refuseAttestedTrips } from './attest';
 import type {
   TripBulkResult,
   TripBulkTypeInput,
@@ -97,6 +98,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
     async update(actor: Actor, id: number, input: TripUpdateInput): Promise<void> {
       await database.transaction(async (query) => {
         await ownTrip(query, actor, id);
+        await refuseAttestedTrips(query, [id]);
         const sets: string[] = [];
         const params: unknown[] = [id];
         const set = (column: string, value: unknown) => {
@@ -120,6 +122,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
     async setTypes(actor: Actor, input: TripBulkTypeInput): Promise<TripBulkResult> {
       return database.transaction(async (query) => {
         const rows = await ownTrips(query, actor, input.tripIds);
+        await refuseAttestedTrips(query, rows.map((row) => Number(row.id)));
         await query(`UPDATE trips SET type = $2, type_source = 'user' WHERE id = ANY($1::bigint[])`, [rows.map((row) => Number(row.id)), input.type]);
         return { updated: rows.length };
       });
@@ -134,6 +137,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
       const timeZone = timeZoneOf(actor, requestTimeZone);
       return database.transaction(async (query) => {
         const rows = await ownTrips(query, actor, input.tripIds);
+        await refuseAttestedTrips(query, rows.map((row) => Number(row.id)));
         if (rows.length < 2) throw mergeError('trips.merge.failed');
         if (rows.some((row) => row.merged)) throw mergeError('trips.merge.alreadyMerged');
         if (new Set(rows.map((row) => row.unit_id)).size > 1) throw mergeError('trips.merge.failed');
@@ -192,6 +196,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
     async split(actor: Actor, id: number): Promise<{ ids: number[] }> {
       return database.transaction(async (query) => {
         const trip = await ownTrip(query, actor, id);
+        await refuseAttestedTrips(query, [id]);
         if (!trip.merged) throw mergeError('trips.split.failed');
         const parts = await query<{ id: number | string }>('SELECT id FROM trip_merge_parts WHERE merged_into = $1 ORDER BY start_time', [id]);
         if (parts.length < 2) throw mergeError('trips.split.failed');
@@ -212,6 +217,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
         if (!input.driverUserId) throw fieldError('driverUserId', 'trips.checkIn.noDriver');
         await requireDriver(query, actor, input.driverUserId);
         const at = new Date(Number(trip.start_ms)).toISOString();
+        await refuseAttestedFrom(query, trip.unit_id, at, input.driverUserId);
         const [previous] = await query<{ user_id: number }>(
           `UPDATE trip_driver_checkins SET checked_out_at = GREATEST(checked_in_at, $2::timestamptz), checked_out_by = $3
            WHERE unit_id = $1 AND checked_out_at IS NULL RETURNING user_id`,
@@ -238,6 +244,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
       return database.transaction(async (query) => {
         const trip = await ownTrip(query, actor, id);
         const at = new Date(Number(trip.stop_ms)).toISOString();
+        await refuseAttestedFrom(query, trip.unit_id, at);
         const [open] = await query<{ id: number; user_id: number; checked_in_at: string | Date }>(
           'SELECT id, user_id, checked_in_at FROM trip_driver_checkins WHERE unit_id = $1 AND checked_out_at IS NULL',
           [trip.unit_id],

@@ -2,7 +2,11 @@ import { Elysia } from 'elysia';
 import { ok } from '../../lib/http';
 import { authGuard, requireActor } from '../auth/guard';
 import type { AuthService } from '../auth/service';
-import { tripBulkTypeSchema, tripCheckInSchema, tripIdParamsSchema, tripListQuerySchema, tripMergeSchema, tripUpdateSchema } from './model';
+import {
+  tripAttestIdParamsSchema,
+  tripAttestQuerySchema,
+  tripAttestSchema,
+  tripBulkTypeSchema, tripCheckInSchema, tripIdParamsSchema, tripListQuerySchema, tripMergeSchema, tripUpdateSchema } from './model';
 import type { TripService } from './service';
 
 const security = [{ bearer: [] }];
@@ -20,6 +24,29 @@ export function tripRoutes(trips: TripService, auth: AuthService) {
     })
     .get('/trips/drivers', async ({ actor }) => ok(await trips.drivers(requireActor(actor))), {
       detail: { summary: 'Users of the account who can be checked in as drivers (an ordinary user: only themself)', security },
+    })
+    .get('/trips/attests', async ({ actor, query }) => ok(await trips.attestStatus(requireActor(actor), query)), {
+      query: tripAttestQuerySchema,
+      detail: { summary: "Attest status and history of a user's month (default the caller; administrators: any user of the account)", security },
+    })
+    .post('/trips/attests', async ({ actor, body }) => ok(await trips.attest(requireActor(actor), body)), {
+      body: tripAttestSchema,
+      detail: {
+        summary: "Attests a month (YYYY-MM) of a user's trips with a note of at most 100 characters; administrators also for other users of the account",
+        security,
+      },
+    })
+    .post('/trips/attests/:id/unlock', async ({ actor, params }) => ok(await trips.unlockAttest(requireActor(actor), params.id)), {
+      params: tripAttestIdParamsSchema,
+      detail: { summary: 'Administrators: makes an attested period editable again, keeping the attest record', security },
+    })
+    .post('/trips/attests/:id/unattest', async ({ actor, params }) => ok(await trips.unattest(requireActor(actor), params.id)), {
+      params: tripAttestIdParamsSchema,
+      detail: { summary: 'Administrators: withdraws an attest (the user can attest the period again)', security },
+    })
+    .delete('/trips/attests/:id', async ({ actor, params }) => ok(await trips.removeAttest(requireActor(actor), params.id)), {
+      params: tripAttestIdParamsSchema,
+      detail: { summary: 'Administrators: removes an attest record; its history stays', security },
     })
     .post('/trips/type', async ({ actor, body }) => ok(await trips.setTypes(requireActor(actor), body)), {
       body: tripBulkTypeSchema,

@@ -170,3 +170,56 @@ export interface TripList {
   trips: TripLogEntry[];
   totals: Record<TripType, TripTotal> & { all: TripTotal };
 }
+
+/** Spec §3/§4: a month (YYYY-MM) of a user's trips is attested at once. */
+const ATTEST_PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
+const attestPeriod = z.string().trim().regex(ATTEST_PERIOD, 'trips.attest.period');
+/** An optional user id: the caller's own when omitted (spec §6: administrators attest for others). */
+const optionalUserId = z.coerce.number<unknown>().int().positive().max(2_147_483_647).optional();
+
+/** Spec §3/§5: attest a period for a user, with a note of at most 100 characters. */
+export const tripAttestSchema = z.object({
+  userId: optionalUserId,
+  period: attestPeriod,
+  note: tripText(PURPOSE_MAX).optional(),
+});
+export type TripAttestInput = z.output<typeof tripAttestSchema>;
+
+export const tripAttestQuerySchema = z.object({
+  userId: optionalUserId,
+  period: attestPeriod,
+});
+export type TripAttestQuery = z.output<typeof tripAttestQuerySchema>;
+
+export const tripAttestIdParamsSchema = z.object({ id: z.coerce.number<unknown>().int().positive().max(2_147_483_647) });
+
+export type TripAttestStatus = 'attested' | 'unlocked' | 'unattested';
+
+/** One attest record: the user's trips of the period are read-only while its status is attested. */
+export interface TripAttestRecord {
+  id: number;
+  userId: number;
+  period: string;
+  from: string;
+  to: string;
+  status: TripAttestStatus;
+  note: string | null;
+  attestedBy: number | null;
+  attestedAt: string;
+}
+
+export interface TripAttestHistoryEntry {
+  action: 'attested' | 'unlocked' | 'unattested' | 'removed';
+  note: string | null;
+  byUserId: number | null;
+  at: string;
+}
+
+/** A user's attest of one period: the record (null when never attested or removed) and its history, oldest first. */
+export interface TripAttestView {
+  userId: number;
+  period: string;
+  attested: boolean;
+  record: TripAttestRecord | null;
+  history: TripAttestHistoryEntry[];
+}

@@ -4,6 +4,7 @@ import type { Platform } from '../../lib/platform';
 import type { Actor } from '../accounts/users';
 import { FLAG_FUTURE } from '../tracking/ingest';
 import type { UnitService } from '../units/service';
+import { createTripAttest } from './attest';
 import { createTripEditing } from './editing';
 import { type BatchOutcome, createDetection, paramsOf, type UnitWork, type Window } from './detection';
 import type { DetectionParams } from './detector';
@@ -191,6 +192,7 @@ export function createTripService(platform: Platform, units: UnitService, option
   const timeZoneOf = (actor: Actor, requestTimeZone?: string | null): string =>
     isTimeZone(requestTimeZone) ? requestTimeZone : isTimeZone(actor.timezone) ? actor.timezone : FALLBACK_TIME_ZONE;
   const editing = createTripEditing(platform, timeZoneOf);
+  const attest = createTripAttest(platform);
   /** Units seen reporting ignition by this process (a hint; the detector state keeps it for good). */
   const reportsIgnition = new Set<number>();
   /** Counters for benchmarks and health: units detected, spans re-detected (late data), failed detections. */
@@ -311,6 +313,7 @@ export function createTripService(platform: Platform, units: UnitService, option
 
   return {
     ...editing,
+    ...attest,
     geocoder,
 
     stats(): Readonly<typeof stats> {
@@ -339,6 +342,7 @@ export function createTripService(platform: Platform, units: UnitService, option
       return [
         { name: 'trips.recheck', intervalSeconds: 60, run: async () => void (await recheckDue()) },
         { name: 'trips.addresses', intervalSeconds: 15 * 60, run: async () => void (await fillMissingAddresses()) },
+        { name: 'trips.attestReminders', intervalSeconds: 60 * 60, run: async () => void (await attest.sendAttestReminders()) },
       ];
     },
 

@@ -14,6 +14,13 @@ import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, type IconAtlas, markerSymbol, S
 
 const INTERLEAVED = new URLSearchParams(window.location.search).get('deck') !== 'overlaid';
 
+/** Characters of the label font atlas: fixed, so that new names never rebuild it. */
+const LABEL_CHARACTERS = (() => {
+  let text = '';
+  for (let code = 32; code < 127; code++) text += String.fromCharCode(code);
+  return `${text}ÅÄÖåäöÆØæøÜüÉéÈèÁáÍíÓóÚúÑñßÇç–·`;
+})();
+
 /** Unit names are drawn next to the markers while no more than this many units are drawn on their own. */
 const MAX_LABELS = 400;
 
@@ -62,6 +69,8 @@ interface Controller {
   clusterOfUnit: Map<number, number>;
   /** Units whose new state went into the last draw, waiting for it to reach the screen (latency probe). */
   pendingDrawn: number[];
+  /** What the last layers were built from (skip rebuilding while only the camera moves). */
+  lastSignature: unknown[] | null;
   /** The first draw after the unit list arrived is on its way (initial-load probe). */
   firstDrawPending: boolean;
   popup: Popup | null;
@@ -229,7 +238,7 @@ function buildLayers(c: Controller, units: TrackedUnit[], clusters: ClusterMarke
         getBackgroundColor: [255, 255, 255, 225],
         backgroundPadding: [4, 2],
         fontFamily: 'system-ui, sans-serif',
-        characterSet: 'auto',
+        characterSet: LABEL_CHARACTERS,
       }),
     );
   }
@@ -273,12 +282,19 @@ function draw(c: Controller): void {
   const zoom = map.getZoom();
   const bbox = paddedBounds(map);
   c.index.request(bbox, zoom);
+  const changed = store.takeChanged();
+  if (changed.size > 0) c.index.markStale();
+  // Panning alone needs no new layers (deck.gl follows the camera): rebuild only when something changed.
+  const signature = [c.index.viewSeq, store.version, props, Math.floor(zoom)];
+  if (changed.size === 0 && c.lastSignature && signature.every((part, i) => part === c.lastSignature![i])) {
+    if (c.index.pending) scheduleRecluster(c);
+    return;
+  }
+  c.lastSignature = signature;
   const view = c.index.current((id) => store.get(id), props.include);
   // The selected unit is always drawn on its own, even inside a cluster.
   const selected = props.selectedId === null ? undefined : store.get(props.selectedId);
   if (selected && selected.lat !== null && selected.lon !== null && !view.units.some((unit) => unit.id === selected.id)) view.units.push(selected);
-  const changed = store.takeChanged();
-  if (changed.size > 0) c.index.markStale();
   c.drawnUnits = new Map(view.units.map((unit) => [unit.id, [unit.lon!, unit.lat!]]));
   c.drawnClusters = view.clusters;
   c.clusterOfUnit.clear();
@@ -395,6 +411,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       clusterOfUnit: new Map(),
       pendingDrawn: [],
       firstDrawPending: false,
+      lastSignature: null,
       popup: null,
       popupNode: node,
     };

@@ -94,7 +94,8 @@ export class ClusterIndex {
         this.lastRequest = ''; // ask for the view again from the new index
         this.onView();
       } else if (message.type === 'view') {
-        if (message.seq === this.seq) {
+        // While the map pans every frame, answers arrive for views already left: take any newer one.
+        if (message.seq > (this.view?.seq ?? 0)) {
           this.view = message;
           this.onView();
         }
@@ -134,6 +135,11 @@ export class ClusterIndex {
     this.builtKey = filterKey;
     this.stale = false;
     this.worker.postMessage({ type: 'build', generation: this.generation, points: packed }, [packed.buffer]);
+  }
+
+  /** Identifies the view answer `current` reads (changes when a new one arrives). */
+  get viewSeq(): number {
+    return this.view?.seq ?? 0;
   }
 
   /** Whether a rebuild will be due later (positions changed since the last one). */
