@@ -2,6 +2,7 @@ import type { Clock } from '../../lib/clock';
 import type { DatabaseHandle } from '../../lib/db/client';
 import type { Geocoder } from '../../lib/geocoding';
 import { fieldError, forbidden, notFound } from '../../lib/http';
+import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
 import { findUserById } from '../accounts/users';
 import type { Actor } from '../accounts/users';
 import type { UnitService } from '../units/service';
@@ -153,68 +154,6 @@ function toLiveState(row: StateRow, now: Date): LiveState {
 // ---------------------------------------------------------------------------------------------
 // Time zones: a day in the user's zone as UTC bounds.
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, format);
-  }
-  return format;
-}
-
-export function isTimeZone(value: string | null | undefined): value is string {
-  if (!value || value.length > 64) return false;
-  try {
-    formatter(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The wall-clock fields of an instant in a zone. */
-function wallClock(instant: number, timeZone: string) {
-  const parts: Record<string, number> = {};
-  for (const part of formatter(timeZone).formatToParts(new Date(instant))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour!, minute: parts.minute!, second: parts.second! };
-}
-
-/** The calendar date (YYYY-MM-DD) of an instant in a zone. */
-export function localDate(instant: Date, timeZone: string): string {
-  const { year, month, day } = wallClock(instant.getTime(), timeZone);
-  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
-}
-
-function offsetMs(instant: number, timeZone: string): number {
-  const w = wallClock(instant, timeZone);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(instant / 1000) * 1000;
-}
-
-/** The instant a calendar day starts in a zone (midnight local; DST-safe). */
-export function startOfDay(date: string, timeZone: string): Date {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  const asUtc = Date.UTC(year, month - 1, day);
-  let instant = asUtc - offsetMs(asUtc, timeZone);
-  instant = asUtc - offsetMs(instant, timeZone);
-  return new Date(instant);
-}
-
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
 /** The zone of a request: the client's X-Timezone header when valid, else the user's setting. */
 export function requestTimeZone(header: string | null | undefined, actor: Actor): string {
   if (isTimeZone(header?.trim())) return header!.trim();
@@ -351,13 +290,13 @@ export function createTrackingService(
       if (restricted && (actor.role !== 'admin' || access.workingHours === null) && !visibleOnMap(access, actor.role, clock.now())) {
         throw notFound('errors.unitNotFound');
       }
-      const today = localDate(clock.now(), timeZone);
+      const today = dayOf(clock.now(), timeZone);
       const age = (Date.parse(`${today}T00:00:00Z`) - Date.parse(`${query.date}T00:00:00Z`)) / 86_400_000;
       if (age < 0 || age >= MAP_HISTORY_DAYS) {
         throw fieldError('date', 'tracking.history.dateOutOfRange', { days: MAP_HISTORY_DAYS });
       }
       const from = startOfDay(query.date, timeZone);
-      const to = startOfDay(addDays(query.date, 1), timeZone);
+      const to = startOfDay(addToDay(query.date, { days: 1 }), timeZone);
       const rows = await database.query<{ t: number; lat: number; lon: number; speed: number; course: number | null; ignition: boolean | null }>(
         `SELECT (extract(epoch FROM time) * 1000)::float8 AS t, ST_Y(geom) AS lat, ST_X(geom) AS lon,
                 speed_kmh AS speed, course, ignition

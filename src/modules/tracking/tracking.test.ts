@@ -5,7 +5,8 @@ import type { DecodedRecord, NormalizedIo } from '../../gateway/types';
 import type { DatabaseHandle } from '../../lib/db/client';
 import { IngestWriter } from './ingest';
 import { type HistoryDay, isCalendarDate, type TrackedUnit, type TrackedUnits, unitStatus } from './model';
-import { createTrackingService, localDate, startOfDay } from './service';
+import { dayOf as localDate, startOfDay } from '../../lib/time';
+import { createTrackingService } from './service';
 
 let app: TestApp;
 let writer: IngestWriter;

@@ -11,7 +11,7 @@ import type {
   TripAttestStatus,
   TripAttestView,
 } from './model';
-import { addToDay, dayOf, isTimeZone, startOfDay } from './time';
+import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
 
 /**
  * Attesting the trip log (spec §3 Attest record, §4 attest, §6): a user attests a month of their trips (the trips they

@@ -12,7 +12,7 @@ import type {
   TripType,
   TripUpdateInput,
 } from './model';
-import { dayOf } from './time';
+import { dayOf } from '../../lib/time';
 
 /**
  * Editing the trip log (spec §4): type one by one and in bulk, purpose, note and passengers; merge and split;

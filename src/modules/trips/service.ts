@@ -19,7 +19,7 @@ import {
   type TripType,
   type TripLogEntry,
 } from './model';
-import { addToDay, dayOf, isTimeZone, startOfDay } from './time';
+import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
 
 /** Time zone used when neither the request nor the user names a valid one. */
 const FALLBACK_TIME_ZONE = 'Europe/Stockholm';

@@ -1,7 +1,7 @@
 /** Calendar days in a time zone as UTC instants (DST-aware), for date ranges given as days. */
 
 export function isTimeZone(value: string | null | undefined): value is string {
-  if (!value) return false;
+  if (!value || value.length > 64) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
     return true;
