@@ -129,11 +129,15 @@ export const liveQuerySchema = z.object({
 
 export const addressQuerySchema = z.object({
   /** Comma-separated unit ids, at most 100. */
-  unitIds: z
-    .string()
-    .trim()
-    .regex(/^\d{1,10}(,\d{1,10}){0,99}$/)
-    .transform((text) => text.split(',').map(Number)),
+  // The HTTP layer may hand over `1,2,3` already split (an array) or a lone id as a number: join it back.
+  unitIds: z.preprocess(
+    (value) => (Array.isArray(value) ? value.join(',') : typeof value === 'number' ? String(value) : value),
+    z
+      .string()
+      .trim()
+      .regex(/^\d{1,10}(,\d{1,10}){0,99}$/)
+      .transform((text) => text.split(',').map(Number)),
+  ),
 });
 
 /** Server → client messages on `/api/tracking/live` (JSON text frames). */
@@ -189,7 +193,7 @@ export function withinWorkingHours(hours: WeeklyHours, now: Date, timeZone: stri
  * and summary reports).
  */
 export function visibleOnMap(access: UnitAccess | undefined, role: string, now: Date): boolean {
-  if (!access || !access.locked || access.hasAccess) return true;
+  if (!access?.locked || access.hasAccess) return true;
   if (role !== 'admin') return false;
   return access.workingHours === null || withinWorkingHours(access.workingHours, now, access.timeZone);
 }

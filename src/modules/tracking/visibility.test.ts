@@ -126,7 +126,13 @@ describe('locked cars on the map (spec §6)', () => {
     const hub = new LiveHub({ tracking: service, auth: app.services.auth, events: app.platform.events, clock: app.clock, log: app.platform.log }, { batchMs: 10 });
     const socket = () => {
       const messages: LiveMessage[] = [];
-      const raw: LiveSocket = { send: (text) => (messages.push(JSON.parse(text) as LiveMessage), text.length), close: () => {} };
+      const raw: LiveSocket = {
+        send: (text) => {
+          messages.push(JSON.parse(text) as LiveMessage);
+          return text.length;
+        },
+        close: () => {},
+      };
       return { raw, messages, ids: () => messages.flatMap((m) => (m.type === 'update' || m.type === 'catchup' ? m.units.map((u) => u.id) : [])) };
     };
     app.clock.set(IN_HOURS);
