@@ -1,4 +1,5 @@
 import { FrameError } from './errors';
+import { concatBytes, hexByte } from '../bytes';
 
 /** protocol 1 + serial 2 + CRC 2: the smallest legal value of the length field. */
 const MIN_LENGTH = 5;
@@ -30,7 +31,7 @@ export class Gt06Framer {
   /** Feed one chunk; returns every frame it completes (each a fresh copy, start to stop bytes). */
   push(chunk: Uint8Array): Uint8Array[] {
     // A copy: Buffer#slice is a view, and the socket may reuse its receive buffer.
-    this.buffer = this.buffer.length === 0 ? new Uint8Array(chunk) : concat(this.buffer, chunk);
+    this.buffer = this.buffer.length === 0 ? new Uint8Array(chunk) : concatBytes(this.buffer, chunk);
     const frames: Uint8Array[] = [];
     let offset = 0;
     try {
@@ -54,9 +55,9 @@ export class Gt06Framer {
     const available = b.length - offset;
     if (available < 1) return null;
     const first = b[offset]!;
-    if (first !== 0x78 && first !== 0x79) throw new FrameError(`GT06 frame must start with 7878 or 7979, got 0x${hex(first)}`);
+    if (first !== 0x78 && first !== 0x79) throw new FrameError(`GT06 frame must start with 7878 or 7979, got 0x${hexByte(first)}`);
     if (available < 2) return null;
-    if (b[offset + 1] !== first) throw new FrameError(`GT06 start bytes mismatch: 0x${hex(first)}${hex(b[offset + 1]!)}`);
+    if (b[offset + 1] !== first) throw new FrameError(`GT06 start bytes mismatch: 0x${hexByte(first)}${hexByte(b[offset + 1]!)}`);
     const lengthBytes = first === 0x78 ? 1 : 2;
     if (available < 2 + lengthBytes) return null;
     const length = lengthBytes === 1 ? b[offset + 2]! : (b[offset + 2]! << 8) | b[offset + 3]!;
@@ -69,13 +70,3 @@ export class Gt06Framer {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
-
-function hex(byte: number): string {
-  return byte.toString(16).padStart(2, '0').toUpperCase();
-}

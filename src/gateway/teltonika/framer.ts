@@ -1,5 +1,6 @@
 import { copyBytes, isDigits, latin1 } from './bytes';
 import { FrameError } from './errors';
+import { concatBytes, hexByte } from '../bytes';
 
 const DEFAULT_MAX_FRAME_BYTES = 64 * 1024;
 /** IMEIs are 15 digits; anything far longer in the handshake position is not a handshake. */
@@ -45,7 +46,7 @@ export class TeltonikaFramer {
 
   /** Feed one chunk; returns every frame it completes, in order (data frames are fresh copies). */
   push(chunk: Uint8Array): TeltonikaFrame[] {
-    this.buffer = this.buffer.length === 0 ? copyBytes(chunk) : concat(this.buffer, chunk);
+    this.buffer = this.buffer.length === 0 ? copyBytes(chunk) : concatBytes(this.buffer, chunk);
     const frames: TeltonikaFrame[] = [];
     let offset = 0;
     try {
@@ -72,7 +73,7 @@ export class TeltonikaFramer {
 
     if (this.imei === null && b[offset] !== 0) {
       // A non-zero high byte cannot be a zero preamble: only the handshake fits here.
-      throw new FrameError(`Teltonika stream starts with 0x${hex(b[offset]!)}: neither a handshake, a ping nor a data frame`);
+      throw new FrameError(`Teltonika stream starts with 0x${hexByte(b[offset]!)}: neither a handshake, a ping nor a data frame`);
     }
     if (available < 2) return null;
     if (this.imei === null && b[offset + 1] !== 0) {
@@ -87,7 +88,7 @@ export class TeltonikaFramer {
 
     // Data frame: the four preamble bytes must be zero; fail as soon as one is not.
     for (let i = 0; i < Math.min(4, available); i++) {
-      if (b[offset + i] !== 0) throw new FrameError(`Teltonika data frame preamble is not 00000000 (byte ${i} is 0x${hex(b[offset + i]!)})`);
+      if (b[offset + i] !== 0) throw new FrameError(`Teltonika data frame preamble is not 00000000 (byte ${i} is 0x${hexByte(b[offset + i]!)})`);
     }
     if (available < 8) return null;
     const length = ((b[offset + 4]! << 24) >>> 0) + (b[offset + 5]! << 16) + (b[offset + 6]! << 8) + b[offset + 7]!;
@@ -99,13 +100,3 @@ export class TeltonikaFramer {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
-
-function hex(byte: number): string {
-  return byte.toString(16).padStart(2, '0').toUpperCase();
-}
