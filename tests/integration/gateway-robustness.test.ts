@@ -2,7 +2,6 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { startGateway, type Gateway } from '../../src/gateway';
 import { seededRandom } from '../../src/gateway/simulator/vehicle';
-import { createCommandService } from '../../src/modules/io/commands';
 import { createTestApp, type TestApp } from '../support/app';
 import { connectDevice, hex, imeiLogin } from '../support/device';
 
@@ -28,11 +27,7 @@ beforeAll(async () => {
   );
   goodUnit = unit!.id;
   await app.database.rows(sql`insert into units (account_id, imei, name, protocol) values (${accountId}, '123456789012345', 'GT06', 'gt06')`);
-  gateway = await startGateway(app.platform, createCommandService(app.database, app.platform.events, app.clock), {
-    teltonika: 0,
-    gt06: 0,
-    osmand: 0,
-  });
+  gateway = await startGateway(app.platform, app.services.commands, { teltonika: 0, gt06: 0, osmand: 0 });
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();

@@ -3,7 +3,6 @@ import { sql } from 'drizzle-orm';
 import { startGateway, type Gateway } from '../../src/gateway';
 import { demoImei } from '../../src/demo/seed';
 import { startFleet } from '../../src/gateway/simulator/fleet';
-import { createCommandService } from '../../src/modules/io/commands';
 import { createTestApp, type TestApp } from '../support/app';
 
 /** The decode CLI and the simulator, run as a user would. */
@@ -50,11 +49,7 @@ let app: TestApp;
 let gateway: Gateway;
 beforeAll(async () => {
   app = await createTestApp();
-  gateway = await startGateway(app.platform, createCommandService(app.database, app.platform.events, app.clock), {
-    teltonika: 0,
-    gt06: 0,
-    osmand: 0,
-  });
+  gateway = await startGateway(app.platform, app.services.commands, { teltonika: 0, gt06: 0, osmand: 0 });
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();

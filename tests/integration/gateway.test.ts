@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { startGateway, type Gateway } from '../../src/gateway';
-import { createCommandService } from '../../src/modules/io/commands';
 import { createTestApp, type TestApp } from '../support/app';
 import { connectDevice, hex, imeiLogin } from '../support/device';
 
@@ -35,8 +34,7 @@ async function countPositions(unitId: number): Promise<number> {
 beforeAll(async () => {
   app = await createTestApp();
   accountId = (await app.createAccount()).accountId;
-  const commands = createCommandService(app.database, app.platform.events, app.clock);
-  gateway = await startGateway(app.platform, commands, { teltonika: 0, gt06: 0, osmand: 0 });
+  gateway = await startGateway(app.platform, app.services.commands, { teltonika: 0, gt06: 0, osmand: 0 });
 }, 60_000);
 afterAll(async () => {
   await gateway?.stop();
