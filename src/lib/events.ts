@@ -14,6 +14,10 @@ export interface EventMap {
   'sensor.reading': { unitId: number; time: Date; reading: import('../gateway/types').BleReading };
   'command.queued': { commandId: number; unitId: number };
   'command.result': { commandId: number; unitId: number; status: 'answered' | 'no_response' | 'expired'; response: string | null };
+  /** A unit moved to a new tracker: the old IMEI is no longer a unit's (the gateway drops it from its cache). */
+  'unit.tracker_replaced': { unitId: number; accountId: number; oldImei: string; newImei: string };
+  /** A user's department changed (spec §6: their unit access is reset). */
+  'user.department_changed': { accountId: number; userId: number; departmentId: number | null };
 }
 
 type Handler<T> = (payload: T) => void | Promise<void>;

@@ -344,3 +344,166 @@ describe('PDFs', () => {
     expect(mail.subject).toBe('Stöldanmälan: Sjöstjärnan (BOAT42)');
   });
 });
+
+/** An ordinary user of the account (same password as its administrator). */
+async function ordinaryUser(admin: { accountId: number; userId: number; password: string }, firstName: string) {
+  const email = `${firstName.toLowerCase()}-${admin.userId}@example.com`;
+  const [row] = await suite.server.database.rows<{ id: number }>(sql`
+    insert into users (account_id, email, password_hash, first_name, last_name, role)
+    values (${admin.accountId}, ${email}, (select password_hash from users where id = ${admin.userId}), ${firstName}, 'Vanlig', 'user') returning id`);
+  return { id: row!.id, email, password: admin.password, subsiteId: 0 };
+}
+
+describe('unit access (spec §6)', () => {
+  test('the administrator gives a unit to a user in "access and lock"; the user then sees only that unit', async () => {
+    const admin = await suite.server.createAccount();
+    const olle = await ordinaryUser(admin, 'Olle');
+    await ordinaryUser(admin, 'Pia');
+    const van = await addUnit(suite.server, admin.accountId, imei(), 'Skåpbil', { grant: false });
+    await addUnit(suite.server, admin.accountId, imei(), 'Chefsbil', { grant: false });
+
+    const page = await suite.newPage();
+    await signIn(page, admin);
+    await page.goto(`/user/edit-terminal?id=${van}`);
+    const access = page.getByTestId('section-access');
+    await access.getByTestId(`access-user-${olle.id}`).waitFor();
+    await access.getByTestId('access-count').getByText('0 av 2 användare ser enheten.').waitFor();
+    await access.getByTestId(`access-user-${olle.id}`).getByText('Olle Vanlig').click();
+    await access.getByRole('button', { name: 'Spara' }).click();
+    await access.getByText('Sparat.').waitFor();
+    await access.getByTestId('access-count').getByText('1 av 2 användare ser enheten.').waitFor();
+    await access.scrollIntoViewIfNeeded();
+    await screenshot(page, 'unit-access-picker');
+    await expectAccessible(page, 'unit access');
+
+    const userPage = await suite.newPage();
+    await signIn(userPage, olle);
+    await userPage.goto('/user/edit-terminal-list');
+    await userPage.getByTestId(`unit-row-${van}`).waitFor();
+    expect(await userPage.locator('[data-testid^="unit-row-"]').count()).toBe(1);
+    // Ordinary users have no access picker.
+    await userPage.goto(`/user/edit-terminal?id=${van}`);
+    await userPage.getByRole('heading', { name: 'Skåpbil', level: 1 }).waitFor();
+    expect(await userPage.getByTestId('section-access').count()).toBe(0);
+  });
+
+  test('a car its user locked: the administrator without access sees a notice and no whereabouts', async () => {
+    const admin = await suite.server.createAccount();
+    const olle = await ordinaryUser(admin, 'Olle');
+    const car = await addUnit(suite.server, admin.accountId, imei(), 'Förmånsbil');
+    await setState(suite.server, car, { speed: 50, ignition: true });
+    await suite.server.database.rows(sql`update units set car_usage = 'benefit', fuel_consumption_per_10km = 0.7, co2_g_per_km = 110,
+      locked_by = ${olle.id}, locked_at = now() where id = ${car}`);
+    const page = await suite.newPage();
+    await signIn(page, admin);
+    await page.goto(`/user/edit-terminal?id=${car}`);
+    await page.getByTestId('unit-restricted').waitFor();
+    await page.getByTestId('section-lock').getByText(/^Låst av Olle Vanlig/).waitFor();
+    await page.getByTestId(`access-user-${olle.id}`).getByText('har låst bilen').waitFor();
+    await screenshot(page, 'unit-locked-no-access');
+    await page.goto('/user/edit-terminal-list');
+    await page.getByTestId(`unit-row-${car}`).getByText('Låst: ingen behörighet').waitFor();
+  });
+});
+
+describe('catalogues', () => {
+  test('departments: add, rename, delete; a feature profile with working hours every two weeks', async () => {
+    const admin = await suite.server.createAccount();
+    const page = await suite.newPage();
+    await signIn(page, admin);
+    await page.goto('/user/edit-terminal-list');
+    await page.getByRole('button', { name: 'Avdelningar, projekt, taggar…' }).click();
+    const dialog = page.getByTestId('catalog-dialog');
+    await dialog.getByRole('button', { name: 'Ny avdelning' }).click();
+    await dialog.getByTestId('catalog-name').fill('Norr');
+    await dialog.getByRole('button', { name: 'Spara' }).click();
+    await dialog.getByTestId('catalog-list-departments').getByText('Norr').waitFor();
+    await dialog.getByRole('button', { name: 'Ny avdelning' }).click();
+    await dialog.getByTestId('catalog-name').fill('norr');
+    await dialog.getByRole('button', { name: 'Spara' }).click();
+    await dialog.getByText('Namnet används redan.').waitFor();
+    await dialog.getByRole('button', { name: 'Avbryt' }).click();
+    await dialog.getByRole('button', { name: 'Byt namn på Norr' }).click();
+    await dialog.getByTestId('catalog-name').fill('Nord');
+    await dialog.getByRole('button', { name: 'Spara' }).click();
+    await dialog.getByTestId('catalog-list-departments').getByText('Nord', { exact: true }).waitFor();
+
+    await dialog.getByRole('tab', { name: 'Funktionsprofiler' }).click();
+    await dialog.getByRole('button', { name: 'Ny funktionsprofil' }).click();
+    const form = dialog.getByTestId('profile-form');
+    await form.getByTestId('profile-name').fill('Skift');
+    await form.getByText('Schema för arbetstid').first().click();
+    await form.getByTestId('profile-recurrence').selectOption('2');
+    await form.getByLabel('Första veckan börjar').fill('2026-03-02');
+    await form.getByTestId('profile-week-1').getByText('Måndag').click();
+    await form.getByTestId('profile-week-2').getByText('Tisdag').click();
+    await screenshot(page, 'unit-feature-profile');
+    await form.getByRole('button', { name: 'Spara' }).click();
+    await dialog.getByTestId('catalog-list-featureProfiles').getByText('Skift').waitFor();
+    await dialog.getByTestId('catalog-list-featureProfiles').getByText(/Var 2:e vecka/).waitFor();
+    const [profile] = await suite.server.database.rows<{ working_hours: unknown }>(sql`select working_hours from feature_profiles where account_id = ${admin.accountId}`);
+    expect(profile!.working_hours).toEqual({
+      recurrence: 2,
+      startDate: '2026-03-02',
+      days: [
+        { week: 1, day: 1, start: '07:00', end: '16:00' },
+        { week: 2, day: 2, start: '07:00', end: '16:00' },
+      ],
+    });
+    await expectAccessible(page, 'catalogues');
+
+    await dialog.getByRole('tab', { name: 'Avdelningar' }).click();
+    await dialog.getByRole('button', { name: 'Ta bort Nord' }).click();
+    await page.getByRole('button', { name: 'OK' }).click();
+    await dialog.getByTestId('catalog-list-departments').getByText('Inga ännu.').waitFor();
+  });
+});
+
+describe('add terminal by support', () => {
+  test('support picks the customer account by name and adds the unit to it', async () => {
+    const customer = await suite.server.createAccount();
+    await suite.server.database.rows(sql`update accounts set company_name = 'Åkeri Nord AB' where id = ${customer.accountId}`);
+    const support = await suite.server.createAccount({ role: 'support' });
+    const good = imei();
+    await suite.server.services.units.addStock({ imeis: [good], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
+    const page = await suite.newPage();
+    await page.goto('/?subsite=0');
+    await login(page, support.email, support.password);
+    await page.waitForURL('**/user/**');
+    await page.goto('/administration/add-terminal');
+    await page.getByRole('heading', { name: 'Lägg till enhet', level: 1 }).waitFor();
+    await page.getByTestId('add-imei').fill(good);
+    await page.getByRole('button', { name: 'Lägg till enhet' }).click();
+    await page.getByText('Välj kundkonto.').waitFor();
+    await page.getByTestId('add-account').fill('Åkeri');
+    await page.getByRole('option', { name: /Åkeri Nord AB/ }).click();
+    await page.getByRole('listbox').waitFor({ state: 'hidden' });
+    expect(await page.getByTestId('add-account').inputValue()).toBe(`Åkeri Nord AB (#${customer.accountId})`);
+    await screenshot(page, 'add-terminal-support');
+    await page.getByRole('button', { name: 'Lägg till enhet' }).click();
+    await page.getByTestId('terminal-added').waitFor();
+    const [unit] = await suite.server.database.rows<{ account_id: number }>(sql`select account_id from units where imei = ${good}`);
+    expect(unit!.account_id).toBe(customer.accountId);
+  });
+});
+
+describe('operating hours and the checked-in driver', () => {
+  test('the hours counted from the tracker show on the unit; the list can show the checked-in driver', async () => {
+    const admin = await suite.server.createAccount();
+    const olle = await ordinaryUser(admin, 'Olle');
+    const unitId = await addUnit(suite.server, admin.accountId, imei(), 'Traktor');
+    await suite.server.database.rows(sql`insert into unit_engine_hours (unit_id, counted_s, tracker_s) values (${unitId}, 0, ${1234.5 * 3600})`);
+    await suite.server.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${unitId}, ${olle.id}, now())`);
+    await suite.server.database.rows(sql`insert into unit_list_preferences (user_id, columns, updated_at)
+      values (${admin.userId}, ${'{name,driver,operatingHours}'}, now())`);
+    const page = await suite.newPage();
+    await signIn(page, admin);
+    await page.goto('/user/edit-terminal-list');
+    const row = page.getByTestId(`unit-row-${unitId}`);
+    await row.getByText('Olle Vanlig').waitFor();
+    await row.getByText(/^1\s?234,5\sh$/).waitFor();
+    await screenshot(page, 'unit-list-driver-hours');
+    await page.goto(`/user/edit-terminal?id=${unitId}`);
+    expect(await page.getByTestId('section-meters').getByLabel('Drifttimmar i dag (h)').inputValue()).toBe('1234,5');
+  });
+});

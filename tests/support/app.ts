@@ -77,6 +77,20 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
     return result.body.data.user.token;
   }
 
+  /**
+   * Spec §6: an ordinary user sees only the units given to them. Gives the user these units (default: every
+   * unit of the user's account), as an administrator does on the unit's "access and lock" section.
+   */
+  async function grantUnits(userId: number, unitIds?: number[]): Promise<void> {
+    if (unitIds && unitIds.length === 0) return;
+    const only = unitIds === undefined ? sql`` : sql` and n.id = any(${`{${unitIds.join(',')}}`}::int[])`;
+    await database.handle.rows(sql`
+      insert into unit_access (unit_id, user_id)
+      select n.id, u.id from units n join users u on u.account_id = n.account_id
+      where u.id = ${userId}${only}
+      on conflict do nothing`);
+  }
+
   return {
     platform,
     services,
@@ -87,6 +101,7 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
     call,
     createAccount,
     login,
+    grantUnits,
     async close() {
       await smtp.close();
       await database.dispose();

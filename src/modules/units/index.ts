@@ -5,12 +5,14 @@ import { z } from '../../lib/validation';
 import { authGuard, requireActor, requireRole } from '../auth/guard';
 import type { AuthService } from '../auth/service';
 import {
+  accountSearchSchema,
   addTerminalSchema,
   benefitSchema,
   bluetoothSchema,
   bulkSchema,
   type CatalogKind,
   catalogCreateSchema,
+  catalogEntryParamsSchema,
   co2Schema,
   detailsSchema,
   featureProfileCreateSchema,
@@ -34,7 +36,9 @@ import {
   unitIdParamsSchema,
   unitImageParamsSchema,
   unitListQuerySchema,
+  unitUsersSchema,
   userIdParamsSchema,
+  userUnitsSchema,
   workingHoursSchema,
 } from './model';
 import type { UnitService } from './service';
@@ -237,9 +241,43 @@ export function unitRoutes(units: UnitService, auth: AuthService) {
         detail: { summary: 'Deny or allow a user of the account changing report frequency (administrators)', security: bearer },
       },
     )
+    .get('/admin/units/:id/users', async ({ actor, params }) => ok(await units.unitUsers(requireActor(actor), params.id)), {
+      params: unitIdParamsSchema,
+      detail: { summary: 'The users of the account and whether each is given access to the unit (administrators; spec §6)', security: bearer },
+    })
+    .post('/admin/units/:id/users', async ({ actor, params, body }) => ok(await units.setUnitUsers(requireActor(actor), params.id, body.userIds)), {
+      params: unitIdParamsSchema,
+      body: unitUsersSchema,
+      detail: { summary: 'Give exactly these users of the account access to the unit (administrators)', security: bearer },
+    })
+    .get('/admin/users/:userId/units', async ({ actor, params }) => ok(await units.userUnits(requireActor(actor), params.userId)), {
+      params: userIdParamsSchema,
+      detail: { summary: 'The units a user of the account is given (administrators; spec §3 visible units)', security: bearer },
+    })
+    .post('/admin/users/:userId/units', async ({ actor, params, body }) => ok(await units.setUserUnits(requireActor(actor), params.userId, body.unitIds)), {
+      params: userIdParamsSchema,
+      body: userUnitsSchema,
+      detail: { summary: 'Give a user of the account exactly these units (administrators)', security: bearer },
+    })
     .post('/admin/feature-profiles', async ({ actor, body }) => ok(await units.createFeatureProfile(requireActor(actor), body)), {
       body: featureProfileCreateSchema,
-      detail: { summary: 'Create a feature profile (administrators)', security: bearer },
+      detail: { summary: 'Create a feature profile: green driving, overspeed, up to 5 geozones, working hours every 1-3 weeks (administrators)', security: bearer },
+    })
+    .post('/admin/feature-profiles/:id', async ({ actor, params, body }) => ok(await units.updateFeatureProfile(requireActor(actor), params.id, body)), {
+      params: catalogEntryParamsSchema,
+      body: featureProfileCreateSchema,
+      detail: { summary: 'Change a feature profile (administrators; names unique)', security: bearer },
+    })
+    .delete('/admin/feature-profiles/:id', async ({ actor, params }) => ok(await units.deleteFeatureProfile(requireActor(actor), params.id)), {
+      params: catalogEntryParamsSchema,
+      detail: { summary: 'Delete a feature profile (its units keep running without one)', security: bearer },
+    })
+    .get('/admin/catalog', async ({ actor }) => ok(await units.catalog(requireActor(actor))), {
+      detail: { summary: "The account's departments, projects, tags and feature profiles with descriptions and unit counts (administrators)", security: bearer },
+    })
+    .get('/admin/add-terminal/accounts', async ({ actor, query }) => ok(await units.searchAccounts(requireActor(actor), query.q)), {
+      query: accountSearchSchema,
+      detail: { summary: 'Customer accounts for add terminal, by company, org number or id (support)', security: bearer },
     })
     .use(catalogRoute('departments'))
     .use(catalogRoute('projects'))
@@ -268,9 +306,20 @@ export function unitRoutes(units: UnitService, auth: AuthService) {
     );
 
   function catalogRoute(kind: CatalogKind) {
-    return new Elysia().use(authGuard(auth)).post(`/admin/${kind}`, async ({ actor, body }) => ok(await units.createCatalogEntry(requireActor(actor), kind, body)), {
-      body: catalogCreateSchema,
-      detail: { summary: `Create one of the account's ${kind} (administrators; names unique)`, security: bearer, tags: ['units'] },
-    });
+    return new Elysia()
+      .use(authGuard(auth))
+      .post(`/admin/${kind}`, async ({ actor, body }) => ok(await units.createCatalogEntry(requireActor(actor), kind, body)), {
+        body: catalogCreateSchema,
+        detail: { summary: `Create one of the account's ${kind} (administrators; names unique)`, security: bearer, tags: ['units'] },
+      })
+      .post(`/admin/${kind}/:id`, async ({ actor, params, body }) => ok(await units.updateCatalogEntry(requireActor(actor), kind, params.id, body)), {
+        params: catalogEntryParamsSchema,
+        body: catalogCreateSchema,
+        detail: { summary: `Rename one of the account's ${kind} (administrators; names unique)`, security: bearer, tags: ['units'] },
+      })
+      .delete(`/admin/${kind}/:id`, async ({ actor, params }) => ok(await units.deleteCatalogEntry(requireActor(actor), kind, params.id)), {
+        params: catalogEntryParamsSchema,
+        detail: { summary: `Delete one of the account's ${kind}; its units are no longer filed under it (administrators)`, security: bearer, tags: ['units'] },
+      });
   }
 }

@@ -218,6 +218,7 @@ export const UNIT_LIST_COLUMNS = [
   'fuelType',
   'carUsage',
   'locked',
+  'driver',
   'outputs',
   'inputs',
   'nextInspection',
@@ -468,6 +469,20 @@ export const bulkSchema = z.object({
   task: bulkTaskSchema,
 });
 
+/** Spec §6: administrators give users access to units (the whole list replaces the previous one). */
+export const unitUsersSchema = z.object({
+  userIds: z
+    .array(id())
+    .max(10_000)
+    .transform((ids) => [...new Set(ids)]),
+});
+export const userUnitsSchema = z.object({
+  unitIds: z
+    .array(id())
+    .max(20_000)
+    .transform((ids) => [...new Set(ids)]),
+});
+
 export const catalogKinds = ['departments', 'projects', 'tags'] as const;
 export type CatalogKind = (typeof catalogKinds)[number];
 /** Spec §5: department, project and tag names are unique (per account). */
@@ -475,12 +490,67 @@ export const catalogCreateSchema = z.object({
   name: z.string().trim().min(1).max(100),
   description: text(500),
 });
+export const catalogEntryParamsSchema = z.object({ id: id() });
+
+/** Spec §9: a device holds at most 5 geozones; a feature profile names the account's geofences that go to its units. */
+export const FEATURE_PROFILE_GEOZONES = 5;
+/** Spec §3 feature profile working hours: repeating every 1, 2 or 3 weeks. */
+export const SCHEDULE_RECURRENCES = [1, 2, 3] as const;
+const scheduleDay = z
+  .object({
+    /** Which week of the cycle (1 … recurrence). */
+    week: z.number().int().min(1).max(3).default(1),
+    day: z.number().int().min(1).max(7),
+    start: z.string().regex(TIME_PATTERN, 'units.time.format'),
+    end: z.string().regex(TIME_PATTERN, 'units.time.format'),
+  })
+  .refine((value) => value.end > value.start, { path: ['end'], message: 'units.workingHours.order' });
+export const profileScheduleSchema = z
+  .object({
+    recurrence: z.union([z.literal(1), z.literal(2), z.literal(3)], { error: 'units.featureProfile.recurrence' }),
+    /** The Monday (YYYY-MM-DD) the first week of the cycle begins; null for a weekly schedule. */
+    startDate: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'units.date.format')
+      .nullish()
+      .transform((value) => value ?? null),
+    days: z.array(scheduleDay).max(21),
+  })
+  .superRefine((value, context) => {
+    if (value.days.length === 0) context.addIssue({ code: 'custom', path: ['days'], message: 'units.workingHours.oneDay' });
+    value.days.forEach((day, index) => {
+      if (day.week > value.recurrence) context.addIssue({ code: 'custom', path: ['days', index, 'week'], message: 'units.featureProfile.recurrence' });
+    });
+    if (new Set(value.days.map((day) => `${day.week}:${day.day}`)).size !== value.days.length) {
+      context.addIssue({ code: 'custom', path: ['days'], message: 'units.workingHours.duplicateDay' });
+    }
+    if (value.recurrence > 1 && value.startDate === null) context.addIssue({ code: 'custom', path: ['startDate'], message: 'units.date.format' });
+  })
+  .transform((value) => ({ ...value, days: [...value.days].sort((a, b) => a.week - b.week || a.day - b.day) }));
+export type ProfileSchedule = z.output<typeof profileScheduleSchema>;
+
 export const featureProfileCreateSchema = z.object({
   name: z.string().trim().min(1).max(100),
   greenDriving: z.enum(GREEN_DRIVING).default('normal'),
   overspeedKmh: optionalInt(1, 300),
   carBenefit: z.boolean().default(false),
+  geozoneIds: z
+    .array(id())
+    .max(FEATURE_PROFILE_GEOZONES, 'units.featureProfile.tooManyGeozones')
+    .default([])
+    .transform((ids) => [...new Set(ids)]),
+  workingHours: profileScheduleSchema.nullable().default(null),
 });
+export type FeatureProfileInput = z.output<typeof featureProfileCreateSchema>;
+
+/** Support's account picker on add terminal: search by company name, org number or id. */
+export const accountSearchSchema = z.object({ q: z.string().trim().max(100).default('') });
+export interface AccountChoice {
+  id: number;
+  companyName: string;
+  orgNumber: string;
+  subsiteId: number;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Wire types
@@ -514,6 +584,14 @@ export interface UnitView {
   FuelType: FuelType | null;
   CarUsage: CarUsage;
   isLocked: boolean;
+  /**
+   * Spec §6: whether the caller has access to the unit's trips and positions. False only for a locked benefit
+   * or private car that the caller neither locked nor was given access to; then position, last contact,
+   * status, outputs and inputs are left out (the caller sees its benefit value and summary reports only).
+   */
+  HasAccess: boolean;
+  /** Spec §3: the driver checked in on the unit now (trip log), or null. */
+  CheckedInDriver: NamedRef | null;
   NextInspection: string | null;
   /** Live: last contact (ISO), status and the tracker's outputs and inputs (null when unknown). */
   LastSeen: string | null;
@@ -559,6 +637,44 @@ export interface UnitDetail extends UnitView {
   HasObjectDescription: boolean;
   HasTheftReport: boolean;
   ImageCount: number;
+}
+
+/** Spec §6 unit access: a user of the account and whether they are given access to one unit. */
+export interface UnitAccessUser {
+  id: number;
+  name: string;
+  email: string;
+  role: string;
+  /** Administrators see every unit; for them access matters when the unit is locked. */
+  seesAll: boolean;
+  hasAccess: boolean;
+  /** The user who locked the unit (always has access while it is locked). */
+  isLocker: boolean;
+}
+
+export interface UserUnitAccess {
+  userId: number;
+  unitIds: number[];
+}
+
+export interface CatalogEntry {
+  id: number;
+  name: string;
+  description: string;
+  /** Units filed under it. */
+  units: number;
+}
+
+export interface FeatureProfileView extends FeatureProfileInput {
+  id: number;
+  units: number;
+}
+
+export interface CatalogView {
+  departments: CatalogEntry[];
+  projects: CatalogEntry[];
+  tags: CatalogEntry[];
+  featureProfiles: FeatureProfileView[];
 }
 
 export interface NameHistoryEntry {

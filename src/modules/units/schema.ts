@@ -107,7 +107,11 @@ export const featureProfiles = pgTable('feature_profiles', {
   greenDriving: text('green_driving', { enum: ['sensitive', 'normal', 'insensitive'] }).notNull().default('normal'),
   overspeedKmh: integer('overspeed_kmh'),
   geozoneIds: integer('geozone_ids').array().notNull().default([]),
-  workingHours: jsonb('working_hours').$type<{ recurrence: number; days: Array<{ day: number; start: string; end: string }> } | null>(),
+  workingHours: jsonb('working_hours').$type<{
+    recurrence: number;
+    startDate?: string | null;
+    days: Array<{ week?: number; day: number; start: string; end: string }>;
+  } | null>(),
   carBenefit: boolean('car_benefit').notNull().default(false),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
@@ -253,4 +257,26 @@ export const unitListPreferences = pgTable('unit_list_preferences', {
   sort: text('sort').notNull().default('name'),
   sortOrder: text('sort_order', { enum: ['asc', 'desc'] }).notNull().default('asc'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+});
+
+/** Spec §3 User "visible units", §6 unit access: an ordinary user sees a unit only with a row here. */
+export const unitAccess = pgTable(
+  'unit_access',
+  {
+    unitId: integer('unit_id').notNull(),
+    userId: integer('user_id').notNull(),
+    grantedBy: integer('granted_by'),
+    grantedAt: timestamp('granted_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.unitId, table.userId] })],
+);
+
+/** Operating hours counted from the tracker's records (ignition-on time) and its own counter, if any. */
+export const unitEngineHours = pgTable('unit_engine_hours', {
+  unitId: integer('unit_id').primaryKey(),
+  countedS: doublePrecision('counted_s').notNull().default(0),
+  lastTime: timestamp('last_time', { withTimezone: true }),
+  lastIgnition: boolean('last_ignition'),
+  trackerS: doublePrecision('tracker_s'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

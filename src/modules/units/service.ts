@@ -11,19 +11,24 @@ import type { Actor } from '../accounts/users';
 import { findUserById } from '../accounts/users';
 import type { BrandService } from '../brands/service';
 import type { CommandService } from '../io/commands';
-import { unitStatus } from '../tracking/model';
+import { type UnitAccess as MapUnitAccess, unitStatus, type WeeklyHours } from '../tracking/model';
 import {
   type AddTerminalInput,
   type BenefitInput,
   type BulkResult,
+  type AccountChoice,
   type BulkTask,
   bluetoothCommand,
+  type CatalogEntry,
   type CatalogKind,
+  type CatalogView,
   type Co2Input,
   DEFAULT_LIST_COLUMNS,
   DEFAULT_PAYMENT_TYPES,
   type DetailsInput,
   deviceKindOfModel,
+  type FeatureProfileInput,
+  type FeatureProfileView,
   type FuelInput,
   IMAGE_MAX_BYTES,
   IMAGES_PER_UNIT,
@@ -52,10 +57,12 @@ import {
   type TheftReportInput,
   type TheftReportView,
   type TrackerHistoryEntry,
+  type UnitAccessUser,
   type UnitDetail,
   type UnitListQuery,
   type UnitOptions,
   type UnitView,
+  type UserUnitAccess,
   type WorkingHoursInput,
 } from './model';
 import { objectDescriptionPdf, type PdfContext, type PdfImage, type PdfUnit, theftReportPdf } from './pdf';
@@ -67,6 +74,8 @@ import {
   tags,
   trackerStock,
   type UnitRow,
+  unitAccess,
+  unitEngineHours,
   unitImages,
   unitListPreferences,
   unitLockLog,
@@ -120,6 +129,10 @@ export interface UnitPorts {
   liveStates?: (unitIds: number[]) => Promise<UnitLiveState[]>;
   /** The trip log's "time till parked" of a unit, in seconds (its default when the unit has none). */
   timeTillParked?: { get(unitId: number): Promise<number>; set(unitId: number, seconds: number): Promise<void> };
+  /** The driver checked in on each of these units now (the trip log's check-ins), by unit id. */
+  checkedInDrivers?: (unitIds: number[]) => Promise<Map<number, { userId: number; name: string }>>;
+  /** Of these geofence ids, those that belong to the account (the geofences module); unset: none can be named. */
+  geozonesOf?: (accountId: number, ids: number[]) => Promise<number[]>;
 }
 
 export interface UnitServiceDeps {
@@ -129,6 +142,9 @@ export interface UnitServiceDeps {
   /** Where the brands' logo files live (src/web/public). */
   webPublicDir?: string;
 }
+
+/** Ignition-on time between two records counts up to this gap (a tracker that went silent is not running for days). */
+export const MAX_ENGINE_GAP_S = 30 * 60;
 
 /** Inserts in slices so that a delivery of thousands of IMEIs stays within the drivers' parameter limits. */
 const INSERT_SLICE = 1000;
@@ -206,15 +222,83 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
   // Look-ups
   // -------------------------------------------------------------------------------------------
 
-  /** Another account's unit is indistinguishable from a missing one: 404, no data. */
+  /** Spec §6: an ordinary user sees only the units given to them; everyone else every unit of the account. */
+  const seesAllUnits = (actor: Actor) => actor.role !== 'user';
+
+  /** Correlated: the unit (of the outer query) is given to this user. */
+  const grantedTo = (userId: number) =>
+    exists(
+      db
+        .select({ one: sql`1` })
+        .from(unitAccess)
+        .where(and(eq(unitAccess.unitId, units.id), eq(unitAccess.userId, userId))),
+    );
+
+  /** The caller's units: the account's, and for an ordinary user only those given to them. */
+  const visibleTo = (actor: Actor): SQL | undefined => (seesAllUnits(actor) ? eq(units.accountId, actor.accountId) : and(eq(units.accountId, actor.accountId), grantedTo(actor.userId)));
+
+  /**
+   * Another account's unit is indistinguishable from a missing one: 404, no data. A unit of the account
+   * that an ordinary user was not given is 403 (spec §8 "no access to tracker").
+   */
   async function ownUnit(actor: Actor, id: number, executor: Executor = db, lock = false): Promise<UnitRow> {
     const query = executor
       .select()
       .from(units)
-      .where(and(eq(units.id, id), eq(units.accountId, actor.accountId)))
+      .where(and(eq(units.id, id), visibleTo(actor)))
       .limit(1);
     const [row] = lock ? await query.for('update') : await query;
-    if (!row) throw notFound('errors.unitNotFound');
+    if (row) return row;
+    if (!seesAllUnits(actor)) {
+      const [other] = await executor
+        .select({ id: units.id })
+        .from(units)
+        .where(and(eq(units.id, id), eq(units.accountId, actor.accountId)))
+        .limit(1);
+      if (other) throw forbidden('units.access.denied');
+    }
+    throw notFound('errors.unitNotFound');
+  }
+
+  const isLocked = (row: Pick<UnitRow, 'lockedBy' | 'lockedAt'>) => row.lockedBy !== null || row.lockedAt !== null;
+
+  /**
+   * Spec §6: a locked benefit or private car is accessible to its locker, to the users given access to it
+   * and to support; an unlocked unit to everyone who sees it. Returns the ids of `rows` the caller may not
+   * read trips and positions of.
+   */
+  async function withoutAccess(actor: Actor, rows: UnitRow[]): Promise<Set<number>> {
+    if (actor.role === 'support') return new Set();
+    const locked = rows.filter((row) => isLocked(row) && row.lockedBy !== actor.userId);
+    if (locked.length === 0) return new Set();
+    const granted = await db
+      .select({ unitId: unitAccess.unitId })
+      .from(unitAccess)
+      .where(and(eq(unitAccess.userId, actor.userId), inArray(unitAccess.unitId, locked.map((row) => row.id))));
+    const grantedIds = new Set(granted.map((row) => row.unitId));
+    return new Set(locked.filter((row) => !grantedIds.has(row.id)).map((row) => row.id));
+  }
+
+  /** The unit's working hours as the map reads them (minutes after local midnight per ISO weekday). */
+  function weeklyHours(value: unknown): WeeklyHours | null {
+    const hours = parseJson<WorkingHoursInput | null>(value);
+    if (!hours?.enabled || hours.days.length === 0) return null;
+    const minutes = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
+    const out: WeeklyHours = {};
+    for (const day of hours.days) {
+      const key = day.day as keyof WeeklyHours;
+      out[key] = [...(out[key] ?? []), [minutes(day.start), minutes(day.end)]];
+    }
+    return out;
+  }
+
+  /** Users of the account by id (404 for anyone else's). */
+  async function accountUser(actor: Actor, userId: number) {
+    const [row] = await db
+      .select({ id: users.id, role: users.role })
+      .from(users)
+      .where(and(eq(users.id, userId), eq(users.accountId, actor.accountId)));
+    if (!row) throw notFound('errors.invalidUserId');
     return row;
   }
 
@@ -259,6 +343,97 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     return result;
   }
 
+  /** The operating-hours counter per unit in seconds: the tracker's own engine-hours IO when it reports one, else counted ignition-on time. */
+  async function engineCounters(ids: number[]): Promise<Map<number, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db.select().from(unitEngineHours).where(inArray(unitEngineHours.unitId, ids));
+    return new Map(rows.map((row) => [row.unitId, row.trackerS ?? row.countedS]));
+  }
+
+  /** Operating hours (seconds): the newest calibration plus what was counted since; without one, the counter. */
+  function operatingSeconds(calibration: { value: number; sourceValue: number | null } | undefined, counter: number | undefined): number | null {
+    if (!calibration) return counter ?? null;
+    if (calibration.sourceValue !== null && counter !== undefined) return calibration.value + Math.max(0, counter - calibration.sourceValue);
+    return calibration.value;
+  }
+
+  type EnginePosition = { time: Date; ignition: boolean | undefined; normalized: { ignition?: boolean; engineSeconds?: number } };
+  const engineBacklog = new Map<number, EnginePosition[]>();
+  let engineRun: Promise<void> | null = null;
+
+  /**
+   * Counts ignition-on time from stored records (spec §3 operating hours): the time from a record with the
+   * ignition on to the next one, each gap at most MAX_ENGINE_GAP_S; records older than the newest counted
+   * are left out. Keeps the tracker's own engine-hours counter where its model reports one. One transaction
+   * for every unit of a batch.
+   */
+  async function countEngineHours(batch: Map<number, EnginePosition[]>): Promise<void> {
+    // Slices keep a fleet-wide batch within the drivers' parameter limits.
+    const all = [...batch.keys()];
+    for (let start = 0; start < all.length; start += INSERT_SLICE) await countEngineSlice(batch, all.slice(start, start + INSERT_SLICE));
+  }
+
+  async function countEngineSlice(batch: Map<number, EnginePosition[]>, slice: number[]): Promise<void> {
+    await db.transaction(async (tx) => {
+      const existing = await tx.select({ id: units.id }).from(units).where(inArray(units.id, slice));
+      const ids = existing.map((row) => row.id).sort((a, b) => a - b);
+      if (ids.length === 0) return;
+      // Locked in unit order, so that two instances counting overlapping batches never deadlock.
+      const rows = await tx.select().from(unitEngineHours).where(inArray(unitEngineHours.unitId, ids)).orderBy(asc(unitEngineHours.unitId)).for('update');
+      const byUnit = new Map(rows.map((row) => [row.unitId, row]));
+      const values = ids.map((unitId) => {
+        const row = byUnit.get(unitId);
+        let countedS = row?.countedS ?? 0;
+        let lastTime = row?.lastTime ?? null;
+        let lastIgnition = row?.lastIgnition ?? null;
+        let trackerS = row?.trackerS ?? null;
+        for (const position of [...batch.get(unitId)!].sort((a, b) => a.time.getTime() - b.time.getTime())) {
+          if (lastTime && position.time.getTime() <= lastTime.getTime()) continue;
+          if (lastTime && lastIgnition === true) countedS += Math.min((position.time.getTime() - lastTime.getTime()) / 1000, MAX_ENGINE_GAP_S);
+          lastTime = position.time;
+          const ignition = position.ignition ?? position.normalized.ignition;
+          if (ignition !== undefined) lastIgnition = ignition;
+          if (position.normalized.engineSeconds !== undefined && position.normalized.engineSeconds >= 0) trackerS = position.normalized.engineSeconds;
+        }
+        return { unitId, countedS, lastTime, lastIgnition, trackerS, updatedAt: now() };
+      });
+      await tx
+        .insert(unitEngineHours)
+        .values(values)
+        .onConflictDoUpdate({
+          target: unitEngineHours.unitId,
+          set: {
+            countedS: sql`excluded.counted_s`,
+            lastTime: sql`excluded.last_time`,
+            lastIgnition: sql`excluded.last_ignition`,
+            trackerS: sql`excluded.tracker_s`,
+            updatedAt: sql`excluded.updated_at`,
+          },
+        });
+    });
+  }
+
+  /** Takes stored positions off the ingest path at once; one runner counts them in batches behind it. */
+  function queueEngineHours(unitId: number, positions: EnginePosition[]): void {
+    const list = engineBacklog.get(unitId) ?? [];
+    for (const position of positions) list.push(position);
+    engineBacklog.set(unitId, list);
+    if (engineRun) return;
+    engineRun = (async () => {
+      while (engineBacklog.size > 0) {
+        const batch = new Map(engineBacklog);
+        engineBacklog.clear();
+        try {
+          await countEngineHours(batch);
+        } catch (error) {
+          platform?.log.error('operating hours count failed', { units: batch.size, error: String(error) });
+        }
+      }
+    })().finally(() => {
+      engineRun = null;
+    });
+  }
+
   /** Odometer: the newest calibration plus what the tracker counted since; without one, the tracker's own counter. */
   function odometerM(calibration: { value: number; sourceValue: number | null } | undefined, live: UnitLiveState | undefined): number | null {
     const counter = live?.odometerM ?? null;
@@ -274,9 +449,9 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     return new Map(rows.map((row) => [row.id, row]));
   }
 
-  async function views(rows: UnitRow[]): Promise<UnitView[]> {
+  async function views(rows: UnitRow[], actor: Actor | null): Promise<UnitView[]> {
     const ids = rows.map((row) => row.id);
-    const [departmentRefs, projectRefs, profileRefs, live, calibrations, tagRows] = await Promise.all([
+    const [departmentRefs, projectRefs, profileRefs, live, calibrations, tagRows, restricted, drivers, engines] = await Promise.all([
       refsOf(departments, rows.map((row) => row.departmentId)),
       refsOf(projects, rows.map((row) => row.projectId)),
       refsOf(featureProfiles, rows.map((row) => row.featureProfileId)),
@@ -290,6 +465,9 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
             .innerJoin(tags, eq(tags.id, unitTags.tagId))
             .where(inArray(unitTags.unitId, ids))
             .orderBy(asc(tags.name)),
+      actor ? withoutAccess(actor, rows) : Promise.resolve(new Set<number>()),
+      ports.checkedInDrivers && ids.length > 0 ? ports.checkedInDrivers(ids) : Promise.resolve(new Map<number, { userId: number; name: string }>()),
+      engineCounters(ids),
     ]);
     const tagsByUnit = new Map<number, NamedRef[]>();
     for (const tag of tagRows) {
@@ -299,9 +477,13 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     }
     const at = now();
     return rows.map((row) => {
-      const state = live.get(row.id);
-      const odometer = odometerM(calibrations.get(`${row.id}:odometer`), state);
-      const hours = calibrations.get(`${row.id}:hours`);
+      const hasAccess = !restricted.has(row.id);
+      // Spec §6: without access to a locked car nothing of where it is or was, or whether it moves.
+      const state = hasAccess ? live.get(row.id) : undefined;
+      const driver = hasAccess ? drivers.get(row.id) : undefined;
+      // Meters stay: the odometer and operating hours are part of the summary (benefit value, reports).
+      const odometer = odometerM(calibrations.get(`${row.id}:odometer`), live.get(row.id));
+      const hours = operatingSeconds(calibrations.get(`${row.id}:hours`), engines.get(row.id));
       return {
         ID: row.id,
         Name: row.name,
@@ -323,12 +505,14 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
         ReportFrequencyS: row.reportFrequencyS,
         FuelType: row.fuelType,
         CarUsage: row.carUsage,
-        isLocked: row.lockedBy !== null || row.lockedAt !== null,
+        isLocked: isLocked(row),
+        HasAccess: hasAccess,
+        CheckedInDriver: driver ? { id: driver.userId, name: driver.name } : null,
         NextInspection: row.nextInspection,
         LastSeen: state?.lastSeen ?? null,
         Status: unitStatus({ lastSeen: state?.lastSeen ?? null, speed: state?.speed ?? null, ignition: state?.ignition ?? null }, at),
         OdometerKm: odometer === null ? null : round(odometer / 1000, 1),
-        OperatingHours: hours ? round(hours.value / 3600, 1) : null,
+        OperatingHours: hours === null ? null : round(hours / 3600, 1),
         Outputs: { dout1: state?.dout1 ?? null, dout2: state?.dout2 ?? null, dout3: state?.dout3 ?? null },
         Inputs: { din2: state?.din2 ?? null, din3: state?.din3 ?? null },
       };
@@ -384,8 +568,18 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     else if (status === 'no_response' || status === 'expired') await applySetting(request.id, 'failed');
   }
 
+  // Spec §3 operating hours: counted from every stored record.
+  platform?.events.on('positions.stored', ({ unitId, positions }) => {
+    queueEngineHours(unitId, positions);
+  });
+
   platform?.events.on('command.result', async ({ commandId, status, response }) => {
     await resolveByCommand(commandId, status, response);
+  });
+
+  // Spec §6: changing a user's department resets their unit access.
+  platform?.events.on('user.department_changed', async ({ userId }) => {
+    await db.delete(unitAccess).where(eq(unitAccess.userId, userId));
   });
 
   async function queueSetting(actor: Actor, unit: UnitRow, setting: Setting, value: string, command: string): Promise<void> {
@@ -638,6 +832,11 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
   // -------------------------------------------------------------------------------------------
 
   const service = {
+    /** Resolves once the operating hours of every position stored so far are counted (tests, shutdown). */
+    async engineHoursSettled(): Promise<void> {
+      while (engineRun) await engineRun;
+    },
+
     /** Wires the modules built after this one (tracking's live state, the trip log's settings). */
     connect(next: UnitPorts) {
       Object.assign(ports, next);
@@ -645,10 +844,10 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
 
     /**
      * The unit list: the caller's account's units filtered, searched and sorted (spec §2 /user/edit-terminal-list).
-     * Spec §6: ordinary users see only their own units; for now that is every unit of their account.
+     * Spec §6: ordinary users see only their own units (those an administrator gave them).
      */
     async list(actor: Actor, query: Partial<UnitListQuery> = {}): Promise<UnitView[]> {
-      const filters: Array<SQL | undefined> = [eq(units.accountId, actor.accountId)];
+      const filters: Array<SQL | undefined> = [visibleTo(actor)];
       if (query.q) {
         const pattern = `%${escapeLike(query.q)}%`;
         filters.push(or(ilike(units.name, pattern), ilike(units.registrationNumber, pattern), ilike(units.imei, pattern)));
@@ -679,7 +878,7 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
         .from(units)
         .where(and(...filters))
         .orderBy(asc(units.name), asc(units.id));
-      let list = await views(rows);
+      let list = await views(rows, actor);
       if (query.status) list = list.filter((unit) => unit.Status === query.status);
       const sort = query.sort ?? 'name';
       const direction = query.order === 'desc' ? -1 : 1;
@@ -727,10 +926,155 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
         .map((entry) => entry.unit);
     },
 
-    /** One unit of the caller's account; another account's unit is 404, like a missing one. */
+    /**
+     * One unit of the caller's whose trips and positions the caller may read: another account's unit is 404,
+     * like a missing one; a unit not given to an ordinary user 403; a locked benefit or private car without
+     * access 403 (spec §6: they see only its benefit value and summary reports). The trip log and the map's
+     * history go through here.
+     */
     async get(actor: Actor, id: number): Promise<UnitView> {
-      const [view] = await views([await ownUnit(actor, id)]);
+      const [view] = await views([await ownUnit(actor, id)], actor);
+      if (!view!.HasAccess) throw forbidden('units.access.locked');
       return view!;
+    },
+
+    /** The unit as the caller sees it in lists (also a locked car without access: then without its whereabouts). */
+    async visible(actor: Actor, id: number): Promise<UnitView> {
+      const [view] = await views([await ownUnit(actor, id)], actor);
+      return view!;
+    },
+
+    /** Spec §6: whether the caller may read the trips and positions of the unit (false for other accounts' units too). */
+    async canReadTracks(actor: Actor, id: number): Promise<boolean> {
+      try {
+        await service.get(actor, id);
+        return true;
+      } catch (error) {
+        if (error instanceof AppError && (error.status === 403 || error.status === 404)) return false;
+        throw error;
+      }
+    },
+
+    /**
+     * The map's §6 inputs for the caller: of the account's locked units (or of `unitIds`), whether the caller
+     * has access and the unit's working hours. Units that are not locked are absent.
+     */
+    async mapAccess(actor: Actor, unitIds: number[] | null): Promise<Map<number, MapUnitAccess>> {
+      if (unitIds !== null && unitIds.length === 0) return new Map();
+      const rows = await db
+        .select()
+        .from(units)
+        .where(and(visibleTo(actor), or(sql`${units.lockedBy} IS NOT NULL`, sql`${units.lockedAt} IS NOT NULL`), unitIds === null ? undefined : inArray(units.id, unitIds)));
+      const restricted = await withoutAccess(actor, rows);
+      const timeZone = actor.timezone || 'Europe/Stockholm';
+      return new Map(rows.map((row) => [row.id, { locked: true, hasAccess: !restricted.has(row.id), workingHours: weeklyHours(row.workingHours), timeZone }]));
+    },
+
+    /** Spec §6 for the map: the unit ids an ordinary user was given; null for callers who see every unit of the account. */
+    async visibleUnitIds(actor: Actor): Promise<Set<number> | null> {
+      if (seesAllUnits(actor)) return null;
+      const rows = await db
+        .select({ id: unitAccess.unitId })
+        .from(unitAccess)
+        .innerJoin(units, eq(units.id, unitAccess.unitId))
+        .where(and(eq(unitAccess.userId, actor.userId), eq(units.accountId, actor.accountId)));
+      return new Set(rows.map((row) => row.id));
+    },
+
+    // --- unit access (administrators) -----------------------------------------------------------
+
+    /** Spec §6: the users of the account and whether each is given access to the unit (administrators). */
+    async unitUsers(actor: Actor, id: number): Promise<UnitAccessUser[]> {
+      if (actor.role !== 'admin') throw forbidden();
+      const unit = await ownUnit(actor, id);
+      const rows = await db
+        .select({
+          id: users.id,
+          firstName: users.firstName,
+          lastName: users.lastName,
+          email: users.email,
+          role: users.role,
+          granted: sql<boolean>`exists (select 1 from unit_access a where a.unit_id = ${unit.id} and a.user_id = users.id)`.mapWith(Boolean),
+        })
+        .from(users)
+        .where(eq(users.accountId, actor.accountId))
+        .orderBy(asc(users.firstName), asc(users.lastName), asc(users.id));
+      return rows.map((row) => ({
+        id: row.id,
+        name: `${row.firstName} ${row.lastName}`.trim() || row.email,
+        email: row.email,
+        role: row.role,
+        seesAll: row.role !== 'user',
+        hasAccess: row.granted || row.id === unit.lockedBy,
+        isLocker: row.id === unit.lockedBy,
+      }));
+    },
+
+    /** Gives exactly these users of the account access to the unit (administrators). */
+    async setUnitUsers(actor: Actor, id: number, userIds: number[]): Promise<UnitAccessUser[]> {
+      if (actor.role !== 'admin') throw forbidden();
+      await db.transaction(async (tx) => {
+        const unit = await ownUnit(actor, id, tx, true);
+        if (userIds.length > 0) {
+          const found = await tx
+            .select({ id: users.id })
+            .from(users)
+            .where(and(inArray(users.id, userIds), eq(users.accountId, actor.accountId)));
+          if (found.length !== userIds.length) throw fieldError('userIds', 'errors.invalidUserId');
+        }
+        await tx.delete(unitAccess).where(userIds.length > 0 ? and(eq(unitAccess.unitId, unit.id), notInArray(unitAccess.userId, userIds)) : eq(unitAccess.unitId, unit.id));
+        if (userIds.length > 0) {
+          await tx
+            .insert(unitAccess)
+            .values(userIds.map((userId) => ({ unitId: unit.id, userId, grantedBy: actor.userId, grantedAt: now() })))
+            .onConflictDoNothing();
+        }
+      });
+      return service.unitUsers(actor, id);
+    },
+
+    /** The units a user of the account is given (administrators). */
+    async userUnits(actor: Actor, userId: number): Promise<UserUnitAccess> {
+      if (actor.role !== 'admin') throw forbidden();
+      await accountUser(actor, userId);
+      const rows = await db
+        .select({ id: unitAccess.unitId })
+        .from(unitAccess)
+        .innerJoin(units, eq(units.id, unitAccess.unitId))
+        .where(and(eq(unitAccess.userId, userId), eq(units.accountId, actor.accountId)))
+        .orderBy(asc(unitAccess.unitId));
+      return { userId, unitIds: rows.map((row) => row.id) };
+    },
+
+    /** Gives a user of the account exactly these units of the account (administrators). */
+    async setUserUnits(actor: Actor, userId: number, unitIds: number[]): Promise<UserUnitAccess> {
+      if (actor.role !== 'admin') throw forbidden();
+      await accountUser(actor, userId);
+      await db.transaction(async (tx) => {
+        if (unitIds.length > 0) {
+          const found = await tx
+            .select({ id: units.id })
+            .from(units)
+            .where(and(inArray(units.id, unitIds), eq(units.accountId, actor.accountId)));
+          if (found.length !== unitIds.length) throw fieldError('unitIds', 'errors.unitNotFound');
+        }
+        await tx.delete(unitAccess).where(unitIds.length > 0 ? and(eq(unitAccess.userId, userId), notInArray(unitAccess.unitId, unitIds)) : eq(unitAccess.userId, userId));
+        if (unitIds.length > 0) {
+          await tx
+            .insert(unitAccess)
+            .values(unitIds.map((unitId) => ({ unitId, userId, grantedBy: actor.userId, grantedAt: now() })))
+            .onConflictDoNothing();
+        }
+      });
+      return service.userUnits(actor, userId);
+    },
+
+    /**
+     * Spec §6: changing a user's department resets their unit access. Whoever changes the department calls
+     * this in the same transaction (or emits `user.department_changed`, which this service also handles).
+     */
+    async resetUserAccess(userId: number, executor: Executor = db): Promise<void> {
+      await executor.delete(unitAccess).where(eq(unitAccess.userId, userId));
     },
 
     /** Everything the edit page shows (spec §2 /user/edit-terminal). */
@@ -854,7 +1198,7 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     /** Calibration: today's odometer and operating hours; what the tracker counts from now on adds to them. */
     async calibrateMeters(actor: Actor, id: number, input: MetersInput): Promise<UnitDetail> {
       const unit = await ownUnit(actor, id);
-      const [current] = await views([unit]);
+      const [current] = await views([unit], actor);
       const live = (await liveStatesOf([id])).get(id);
       const at = now();
       const rows: Array<typeof unitMeterCalibrations.$inferInsert> = [];
@@ -862,7 +1206,8 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
         rows.push({ unitId: id, kind: 'odometer', value: input.odometerKm * 1000, sourceValue: live?.odometerM ?? null, setBy: actor.userId, setAt: at });
       }
       if (current!.OperatingHours === null || Math.abs(current!.OperatingHours - input.operatingHours) >= 0.05) {
-        rows.push({ unitId: id, kind: 'hours', value: input.operatingHours * 3600, sourceValue: null, setBy: actor.userId, setAt: at });
+        const counter = (await engineCounters([id])).get(id);
+        rows.push({ unitId: id, kind: 'hours', value: input.operatingHours * 3600, sourceValue: counter ?? null, setBy: actor.userId, setAt: at });
       }
       if (rows.length > 0) await db.insert(unitMeterCalibrations).values(rows);
       return service.detail(actor, id);
@@ -1174,9 +1519,11 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     async replaceTracker(actor: Actor, id: number, imei: string): Promise<UnitDetail> {
       if (actor.role !== 'admin' && actor.role !== 'support') throw forbidden();
       let unit: UnitRow;
+      let replacedImei = '';
       try {
         unit = await db.transaction(async (tx) => {
           const current = await reachableUnit(actor, id, tx, true);
+          replacedImei = current.imei;
           if (current.imei === imei) throw fieldError('imei', 'units.replace.sameImei');
           const [account] = await tx.select({ subsiteId: accounts.subsiteId }).from(accounts).where(eq(accounts.id, current.accountId));
           const check = await service.checkImei(imei, account?.subsiteId ?? actor.subsiteId, { executor: tx, lock: true });
@@ -1197,6 +1544,8 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
         if (uniqueViolation(error) === 'units_imei') throw fieldError('imei', 'registration.imei.taken');
         throw error;
       }
+      // The gateway refuses the old IMEI at once (its IMEI directory caches look-ups).
+      await platform?.events.emit('unit.tracker_replaced', { unitId: unit.id, accountId: unit.accountId, oldImei: replacedImei, newImei: imei });
       // The new tracker gets the unit's operating mode on its first report.
       if (unit.operatingMode && unit.deviceKind === 'battery' && unit.protocol === 'teltonika' && commands) {
         await queueSetting(actor, unit, 'operating_mode', unit.operatingMode, operatingModeCommand(unit.operatingMode));
@@ -1266,7 +1615,8 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     async firstPosition(actor: Actor, id: number): Promise<{ ID: number; LastSeen: string | null; Position: UnitDetail['Position'] }> {
       if (actor.role !== 'admin' && actor.role !== 'support') throw forbidden();
       const unit = await reachableUnit(actor, id);
-      const state = (await liveStatesOf([unit.id])).get(unit.id);
+      const restricted = (await withoutAccess(actor, [unit])).has(unit.id);
+      const state = restricted ? undefined : (await liveStatesOf([unit.id])).get(unit.id);
       return {
         ID: unit.id,
         LastSeen: state?.lastSeen ?? null,
@@ -1281,7 +1631,7 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
       const rows = await db
         .select()
         .from(units)
-        .where(and(inArray(units.id, unitIds), eq(units.accountId, actor.accountId)));
+        .where(and(inArray(units.id, unitIds), visibleTo(actor)));
       if (rows.length !== unitIds.length) throw notFound('errors.unitNotFound');
       if (task.kind === 'department') await assertCatalogRef(actor, departments, task.departmentId, 'task.departmentId', 'units.department.notFound');
       if (task.kind === 'project') await assertCatalogRef(actor, projects, task.projectId, 'task.projectId', 'units.project.notFound');
@@ -1321,11 +1671,9 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
       }
     },
 
-    async createFeatureProfile(
-      actor: Actor,
-      input: { name: string; greenDriving: 'sensitive' | 'normal' | 'insensitive'; overspeedKmh: number | null; carBenefit: boolean },
-    ): Promise<NamedRef> {
+    async createFeatureProfile(actor: Actor, input: FeatureProfileInput): Promise<NamedRef> {
       if (actor.role !== 'admin') throw forbidden();
+      await assertGeozones(actor, input.geozoneIds);
       try {
         const [row] = await db
           .insert(featureProfiles)
@@ -1336,6 +1684,115 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
         if (uniqueViolation(error)) throw fieldError('name', 'units.catalog.nameTaken');
         throw error;
       }
+    },
+
+    /** The account's departments, projects, tags and feature profiles with descriptions and unit counts (administrators). */
+    async catalog(actor: Actor): Promise<CatalogView> {
+      if (actor.role !== 'admin') throw forbidden();
+      const counted = async (table: typeof departments | typeof projects | typeof tags, column: 'department_id' | 'project_id' | null): Promise<CatalogEntry[]> => {
+        // Qualified by the table's name: inside the sub-select a bare "id" would be the inner table's.
+        const outer = table === departments ? 'departments' : table === projects ? 'projects' : 'tags';
+        const unitsOf =
+          column === null
+            ? sql<number>`(select count(*)::int from unit_tags ut where ut.tag_id = ${sql.raw(`${outer}.id`)})`
+            : sql<number>`(select count(*)::int from units u where ${sql.raw(`u.${column} = ${outer}.id`)})`;
+        const rows = await db
+          .select({ id: table.id, name: table.name, description: table.description, units: unitsOf.mapWith(Number) })
+          .from(table)
+          .where(eq(table.accountId, actor.accountId))
+          .orderBy(asc(table.name), asc(table.id));
+        return rows;
+      };
+      const [departmentList, projectList, tagList, profiles] = await Promise.all([
+        counted(departments, 'department_id'),
+        counted(projects, 'project_id'),
+        counted(tags, null),
+        db
+          .select({
+            profile: featureProfiles,
+            units: sql<number>`(select count(*)::int from units u where u.feature_profile_id = feature_profiles.id)`.mapWith(Number),
+          })
+          .from(featureProfiles)
+          .where(eq(featureProfiles.accountId, actor.accountId))
+          .orderBy(asc(featureProfiles.name), asc(featureProfiles.id)),
+      ]);
+      return {
+        departments: departmentList,
+        projects: projectList,
+        tags: tagList,
+        featureProfiles: profiles.map(({ profile, units: count }) => profileView(profile, count)),
+      };
+    },
+
+    /** Spec §5: renaming keeps names unique per account. */
+    async updateCatalogEntry(actor: Actor, kind: CatalogKind, id: number, input: { name: string; description: string }): Promise<NamedRef> {
+      if (actor.role !== 'admin') throw forbidden();
+      const table = kind === 'departments' ? departments : kind === 'projects' ? projects : tags;
+      try {
+        const [row] = await db
+          .update(table)
+          .set({ name: input.name, description: input.description })
+          .where(and(eq(table.id, id), eq(table.accountId, actor.accountId)))
+          .returning({ id: table.id, name: table.name });
+        if (!row) throw notFound('units.catalog.notFound');
+        return row;
+      } catch (error) {
+        if (uniqueViolation(error)) throw fieldError('name', 'units.catalog.nameTaken');
+        throw error;
+      }
+    },
+
+    /** Units filed under a deleted department, project or tag keep everything else (the reference is cleared). */
+    async deleteCatalogEntry(actor: Actor, kind: CatalogKind, id: number): Promise<{ deleted: true }> {
+      if (actor.role !== 'admin') throw forbidden();
+      const table = kind === 'departments' ? departments : kind === 'projects' ? projects : tags;
+      const deleted = await db
+        .delete(table)
+        .where(and(eq(table.id, id), eq(table.accountId, actor.accountId)))
+        .returning({ id: table.id });
+      if (deleted.length === 0) throw notFound('units.catalog.notFound');
+      return { deleted: true };
+    },
+
+    async updateFeatureProfile(actor: Actor, id: number, input: FeatureProfileInput): Promise<FeatureProfileView> {
+      if (actor.role !== 'admin') throw forbidden();
+      await assertGeozones(actor, input.geozoneIds);
+      try {
+        const [row] = await db
+          .update(featureProfiles)
+          .set(input)
+          .where(and(eq(featureProfiles.id, id), eq(featureProfiles.accountId, actor.accountId)))
+          .returning();
+        if (!row) throw notFound('units.catalog.notFound');
+        const [{ n } = { n: 0 }] = await db.select({ n: count() }).from(units).where(eq(units.featureProfileId, id));
+        return profileView(row, Number(n));
+      } catch (error) {
+        if (uniqueViolation(error)) throw fieldError('name', 'units.catalog.nameTaken');
+        throw error;
+      }
+    },
+
+    async deleteFeatureProfile(actor: Actor, id: number): Promise<{ deleted: true }> {
+      if (actor.role !== 'admin') throw forbidden();
+      const deleted = await db
+        .delete(featureProfiles)
+        .where(and(eq(featureProfiles.id, id), eq(featureProfiles.accountId, actor.accountId)))
+        .returning({ id: featureProfiles.id });
+      if (deleted.length === 0) throw notFound('units.catalog.notFound');
+      return { deleted: true };
+    },
+
+    /** Support's account picker on add terminal (spec §6 support registers IMEIs): by company, org number or id. */
+    async searchAccounts(actor: Actor, q: string): Promise<AccountChoice[]> {
+      if (actor.role !== 'support') throw forbidden();
+      const pattern = `%${escapeLike(q)}%`;
+      const rows = await db
+        .select({ id: accounts.id, companyName: accounts.companyName, orgNumber: accounts.orgNumber, subsiteId: accounts.subsiteId })
+        .from(accounts)
+        .where(q === '' ? undefined : or(ilike(accounts.companyName, pattern), ilike(accounts.orgNumber, pattern), /^\d{1,9}$/.test(q) ? eq(accounts.id, Number(q)) : undefined))
+        .orderBy(asc(accounts.companyName), asc(accounts.id))
+        .limit(50);
+      return rows;
     },
 
     // --- gateway, registration and stock ---------------------------------------------------------
@@ -1456,9 +1913,30 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     },
   };
 
+  function profileView(row: typeof featureProfiles.$inferSelect, unitCount: number): FeatureProfileView {
+    const hours = parseJson<FeatureProfileInput['workingHours'] | null>(row.workingHours);
+    return {
+      id: row.id,
+      name: row.name,
+      greenDriving: row.greenDriving,
+      overspeedKmh: row.overspeedKmh,
+      carBenefit: row.carBenefit,
+      geozoneIds: row.geozoneIds,
+      workingHours: hours ? { recurrence: hours.recurrence, startDate: hours.startDate ?? null, days: hours.days.map((day) => ({ ...day, week: day.week ?? 1 })) } : null,
+      units: unitCount,
+    };
+  }
+
+  /** Spec §9: at most 5 geozones, each one of the account's geofences. */
+  async function assertGeozones(actor: Actor, ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const owned = ports.geozonesOf ? new Set(await ports.geozonesOf(actor.accountId, ids)) : new Set<number>();
+    if (ids.some((id) => !owned.has(id))) throw fieldError('geozoneIds', 'units.featureProfile.geozoneNotFound');
+  }
+
   async function detailOf(actor: Actor, row: UnitRow): Promise<UnitDetail> {
-    const [view] = await views([row]);
-    const state = (await liveStatesOf([row.id])).get(row.id);
+    const [view] = await views([row], actor);
+    const state = view!.HasAccess ? (await liveStatesOf([row.id])).get(row.id) : undefined;
     const [lockerNames, pending, description, theft, imageCount, denied, timeTillParkedS] = await Promise.all([
       userNames([row.lockedBy]),
       pendingSettings(row.id),

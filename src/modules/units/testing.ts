@@ -17,7 +17,7 @@ export async function addUnit(
   accountId: number,
   imei: string,
   name: string,
-  extra: { registrationNumber?: string; protocol?: string; model?: string; deviceKind?: 'triplog' | 'battery'; vehicleType?: string } = {},
+  extra: { registrationNumber?: string; protocol?: string; model?: string; deviceKind?: 'triplog' | 'battery'; vehicleType?: string; grant?: boolean } = {},
 ): Promise<number> {
   await app.services.units.addStock(
     { imeis: [imei], model: extra.model ?? 'FMB920', protocol: (extra.protocol ?? 'teltonika') as 'teltonika', subsiteID: null, deviceKind: extra.deviceKind },
@@ -28,6 +28,12 @@ export async function addUnit(
     values (${accountId}, ${imei}, ${name}, ${extra.registrationNumber ?? ''}, ${extra.model ?? 'FMB920'}, ${extra.protocol ?? 'teltonika'},
             ${extra.deviceKind ?? 'triplog'}, ${extra.vehicleType ?? 'passenger_car'})
     returning id`);
+  // Spec §6: ordinary users see only units given to them; the fixture gives the new unit to the account's
+  // ordinary users, as their administrator would (pass grant: false to test the rule itself).
+  if (extra.grant !== false) {
+    await app.database.rows(sql`
+      insert into unit_access (unit_id, user_id) select ${row!.id}, id from users where account_id = ${accountId} and role = 'user'`);
+  }
   return row!.id;
 }
 

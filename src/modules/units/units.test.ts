@@ -56,6 +56,8 @@ describe('GET /api/units', () => {
       FuelType: null,
       CarUsage: 'none',
       isLocked: false,
+      HasAccess: true,
+      CheckedInDriver: null,
       NextInspection: null,
       LastSeen: null,
       Status: 'offline',
@@ -66,7 +68,7 @@ describe('GET /api/units', () => {
     } satisfies UnitView);
   });
 
-  test('an ordinary user sees the units of their account (for now all of them)', async () => {
+  test('an ordinary user sees only the units given to them (spec §6)', async () => {
     const admin = await app.createAccount();
     const [user] = await app.database.rows<{ id: number }>(sql`
       insert into users (account_id, email, password_hash, role)
@@ -74,10 +76,20 @@ describe('GET /api/units', () => {
       returning id`);
     expect(user).toBeDefined();
     const unitId = await addUnit(admin.accountId, '356307042440011', 'Pool car');
+    const other = await addUnit(admin.accountId, '356307042440012', 'Director car');
     const token = await app.login({ email: `plain-${admin.userId}@example.com`, password: admin.password, subsiteId: 0 });
+    // Nothing given yet: an empty list, and the account's unit answers "no access to tracker".
+    expect((await app.call<UnitView[]>('GET', '/api/units', { token })).body.data).toEqual([]);
+    const denied = await app.call('GET', `/api/units/${unitId}`, { token });
+    expect(denied.status).toBe(403);
+    expect(denied.body.message).toBe('You have no access to this tracker.');
+    await app.grantUnits(user!.id, [unitId]);
     const list = await app.call<UnitView[]>('GET', '/api/units', { token });
     expect(list.body.data!.map((unit) => unit.ID)).toEqual([unitId]);
     expect((await app.call<UnitView>('GET', `/api/units/${unitId}`, { token })).body.data!.Name).toBe('Pool car');
+    expect((await app.call('GET', `/api/units/${other}`, { token })).status).toBe(403);
+    // The administrator still sees every unit of the account.
+    expect((await app.call<UnitView[]>('GET', '/api/units', { token: await app.login(admin) })).body.data!.map((unit) => unit.ID)).toEqual([other, unitId]);
   });
 
   test('an account without units gets an empty list', async () => {

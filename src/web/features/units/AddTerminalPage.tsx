@@ -3,11 +3,12 @@ import { type FormEvent, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { addTerminalSchema, VEHICLE_TYPES } from '../../../modules/units/model';
+import { type AccountChoice, addTerminalSchema, VEHICLE_TYPES } from '../../../modules/units/model';
 import { Banner, Field, SelectField } from '../../components/Form';
 import { api, errorText, isApiError } from '../../lib/api';
 import { useSession } from '../../lib/session';
 import { check, type FieldMessages } from '../../lib/validation';
+import { AccountPicker } from './AccountPicker';
 import { formatDateTime } from './ui';
 
 /** How often the page asks whether the new tracker has reported. */
@@ -74,6 +75,7 @@ export function AddTerminalPage() {
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [added, setAdded] = useState<Added | null>(null);
+  const [account, setAccount] = useState<AccountChoice | null>(null);
   const set = (patch: Partial<typeof form>) => setForm((current) => ({ ...current, ...patch }));
 
   async function submit(event: FormEvent) {
@@ -84,9 +86,13 @@ export function AddTerminalPage() {
       name: form.name || undefined,
       registrationNumber: form.registrationNumber || undefined,
       vehicleType: form.vehicleType,
-      accountId: isSupport && form.accountId ? Number(form.accountId) : undefined,
+      accountId: isSupport && account ? account.id : undefined,
     };
     const parsed = check(addTerminalSchema, body);
+    if (isSupport && !account) {
+      setErrors({ ...(parsed.ok ? {} : parsed.errors), accountId: t('units.add.accountRequired') });
+      return;
+    }
     if (!parsed.ok) {
       setErrors(parsed.errors);
       if (parsed.errors.imei) imeiInput.current?.focus();
@@ -130,9 +136,7 @@ export function AddTerminalPage() {
           description={t('units.add.imeiHint')}
           testId="add-imei"
         />
-        {isSupport && (
-          <Field label={t('units.add.accountId')} value={form.accountId} onChange={(accountId) => set({ accountId })} error={errors.accountId} inputMode="numeric" isRequired />
-        )}
+        {isSupport && <AccountPicker value={account} onChange={setAccount} error={errors.accountId} />}
         <Field label={t('units.fields.name')} value={form.name} onChange={(name) => set({ name })} error={errors.name} maxLength={100} description={t('units.add.nameHint')} />
         <Field
           label={t('units.fields.registrationNumber')}

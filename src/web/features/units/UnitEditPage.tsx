@@ -7,7 +7,9 @@ import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { CheckboxField, Field } from '../../components/Form';
 import { errorText, isApiError } from '../../lib/api';
 import { translateMessage } from '../../lib/i18n';
+import { useSession } from '../../lib/session';
 import { NotFoundPage } from '../errors/NotFoundPage';
+import { AccessSection } from './access';
 import { type TrackerHistoryEntry, useSaveSection, useUnit, useUnitSub } from './api';
 import { ObjectDescriptionSection, TheftReportSection } from './documents';
 import {
@@ -108,6 +110,8 @@ export function UnitEditPage() {
   const id = /^\d{1,10}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
   const unit = useUnit(id);
   const [replacing, setReplacing] = useState(false);
+  const session = useSession();
+  const isAdmin = session?.user.IsAdmin === true;
   if (id === null || (unit.isError && isApiError(unit.error) && (unit.error.status === 404 || unit.error.status === 422))) return <NotFoundPage />;
   if (unit.isError) return <p role="alert">{errorText(unit.error)}</p>;
   if (!unit.data) return <p aria-live="polite">{t('common.loading')}</p>;
@@ -122,9 +126,14 @@ export function UnitEditPage() {
           <span className="unit-swatch unit-swatch--large" style={{ backgroundColor: data.Color }} aria-hidden="true" /> {data.Name}
         </h1>
         <p className="unit-summary">
-          <span className={`status-pill status-pill--${data.Status}`}>{t(`units.status.${data.Status}`)}</span> {data.RegistrationNumber || '–'} · IMEI {data.Imei} ·{' '}
+          {data.HasAccess && <span className={`status-pill status-pill--${data.Status}`}>{t(`units.status.${data.Status}`)}</span>} {data.RegistrationNumber || '–'} · IMEI {data.Imei} ·{' '}
           {t('units.columns.lastSeen')}: {formatDateTime(data.LastSeen, i18n.language)}
         </p>
+        {!data.HasAccess && (
+          <p className="unit-restricted" role="note" data-testid="unit-restricted">
+            {t('units.access.restricted')}
+          </p>
+        )}
       </div>
       <nav className="unit-section-nav" aria-label={t('units.edit.sections')}>
         <ul>
@@ -134,6 +143,7 @@ export function UnitEditPage() {
             ['meters', 'units.sections.meters'],
             ['benefit', 'units.sections.benefit'],
             ['lock', 'units.sections.lock'],
+            ...(isAdmin ? [['access', 'units.access.title']] : []),
             ['mode', data.DeviceKind === 'battery' ? 'units.sections.operatingMode' : 'units.sections.reportFrequency'],
             ['object-description', 'units.sections.objectDescription'],
             ['theft-report', 'units.sections.theftReport'],
@@ -154,6 +164,7 @@ export function UnitEditPage() {
         <Co2Section unit={data} />
         <WorkingHoursSection unit={data} />
         <LockSection unit={data} />
+        {isAdmin && <AccessSection unit={data} />}
         <MarkerSection unit={data} />
         <ModeSection unit={data} />
         <TimeTillParkedSection unit={data} />

@@ -33,7 +33,9 @@ import {
 import { AppDialog } from '../../components/Dialogs';
 import { Banner, CheckboxField, Field, SelectField } from '../../components/Form';
 import { errorText } from '../../lib/api';
+import { useSession } from '../../lib/session';
 import { runBulk, useListPreferences, useSaveListPreferences, useUnitList, useUnitOptions } from './api';
+import { CatalogDialog } from './catalog';
 import { formatDateTime, formatNumber } from './ui';
 
 /** Units per bulk request: the progress bar moves slice by slice. */
@@ -84,6 +86,8 @@ function cellContent(unit: UnitView, column: UnitListColumn, language: string, t
     case 'subscriptionType':
       return unit.SubscriptionType;
     case 'status':
+      // Spec §6: a locked car without access shows no whereabouts, not even whether it moves.
+      if (!unit.HasAccess) return <span className="unit-locked-note">{t('units.access.noAccess')}</span>;
       return <span className={`status-pill status-pill--${unit.Status}`}>{t(`units.status.${unit.Status}`)}</span>;
     case 'lastSeen':
       return formatDateTime(unit.LastSeen, language);
@@ -101,6 +105,8 @@ function cellContent(unit: UnitView, column: UnitListColumn, language: string, t
       return t(`units.carUsage.${unit.CarUsage}`);
     case 'locked':
       return unit.isLocked ? t('units.lock.locked') : t('units.lock.unlocked');
+    case 'driver':
+      return unit.CheckedInDriver?.name ?? '–';
     case 'outputs':
       return `DOUT1 ${yesNo(unit.Outputs.dout1, t)} · DOUT2 ${yesNo(unit.Outputs.dout2, t)} · DOUT3 ${yesNo(unit.Outputs.dout3, t)}`;
     case 'inputs':
@@ -315,6 +321,8 @@ export function UnitListPage() {
   const [selected, setSelected] = useState<Selection>(new Set());
   const [choosing, setChoosing] = useState(false);
   const [bulkOpen, setBulkOpen] = useState(false);
+  const [catalogOpen, setCatalogOpen] = useState(false);
+  const isAdmin = useSession()?.user.IsAdmin === true;
 
   useEffect(() => {
     const timer = setTimeout(() => setDebounced(search.trim()), 250);
@@ -359,6 +367,11 @@ export function UnitListPage() {
       <div className="page-heading">
         <h1 className="page-title">{t('units.list.title')}</h1>
         <div className="page-heading-actions">
+          {isAdmin && (
+            <Button className="btn btn-secondary" onPress={() => setCatalogOpen(true)}>
+              {t('units.list.catalog')}
+            </Button>
+          )}
           <Button className="btn btn-secondary" onPress={() => setChoosing(true)} isDisabled={!preferences.data}>
             {t('units.list.columns')}
           </Button>
@@ -460,6 +473,7 @@ export function UnitListPage() {
         <ColumnChooser columns={preferences.data.columns} isOpen={choosing} onClose={() => setChoosing(false)} onSave={(next) => savePrefs({ columns: next })} />
       )}
       <BulkDialog units={selectedUnits} isOpen={bulkOpen} onClose={() => setBulkOpen(false)} />
+      {isAdmin && <CatalogDialog isOpen={catalogOpen} onClose={() => setCatalogOpen(false)} />}
     </div>
   );
 }
