@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
-import { login, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
+import { login, PHONE, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
 
 // A browser step may take seconds on a small CI machine (set per file: bun resets it for each).
 setDefaultTimeout(90_000);
@@ -19,15 +19,15 @@ afterAll(async () => {
   await suite?.close();
 });
 
-async function addTrip(unitId: number, accountId: number, start: string, minutes: number, km: number): Promise<number> {
+async function addTrip(unitId: number, accountId: number, start: string, minutes: number, km: number, driverUserId: number | null = null): Promise<number> {
   const stop = new Date(Date.parse(start) + minutes * 60_000).toISOString();
   const [row] = await suite.server.database.query<{ id: string | number }>(
     `INSERT INTO trips (unit_id, account_id, start_time, stop_time, start_geom, stop_geom, start_address, stop_address,
-                        odometer_start_m, odometer_stop_m, odometer_source, distance_m, max_speed_kmh, avg_speed_kmh, type, detection)
+                        odometer_start_m, odometer_stop_m, odometer_source, distance_m, max_speed_kmh, avg_speed_kmh, type, detection, driver_user_id)
      VALUES ($1, $2, $3, $4, ST_SetSRID(ST_MakePoint(18.0686, 59.3293), 4326), ST_SetSRID(ST_MakePoint(18.0009, 59.36), 4326),
-             'Stockholm', 'Solna', 0, $5, 'gps', $5, 80, 40, 'business', 'ignition')
+             'Stockholm', 'Solna', 0, $5, 'gps', $5, 80, 40, 'business', 'ignition', $6)
      RETURNING id`,
-    [unitId, accountId, start, stop, km * 1000],
+    [unitId, accountId, start, stop, km * 1000, driverUserId],
   );
   return Number(row!.id);
 }
@@ -145,4 +145,191 @@ describe('trip log', () => {
     await eventually(async () => (await page.getByTestId(`trip-driver-${third}`).textContent())?.startsWith(driver!.name), true);
     await screenshot(page, 'triplog');
   });
+
+  test('attest a month: its trips are read-only; the administrator attests for another user, sees the history and unattests', async () => {
+    const account = await suite.server.createAccount();
+    const [unit] = await suite.server.database.rows<{ id: number }>(sql`
+      insert into units (account_id, imei, name) values (${account.accountId}, '358100000090002', 'Audi A6') returning id`);
+    const unitId = unit!.id;
+    const [pia] = await suite.server.database.rows<{ id: number }>(sql`
+      insert into users (account_id, email, password_hash, first_name, last_name, role)
+      values (${account.accountId}, ${`pia-${account.userId}@example.com`}, 'x', 'Pia', 'Plain', 'user') returning id`);
+    const mine = await addTrip(unitId, account.accountId, '2026-02-10T08:00:00Z', 30, 20, account.userId);
+    const hers = await addTrip(unitId, account.accountId, '2026-02-11T08:00:00Z', 30, 12, pia!.id);
+
+    const page = await suite.newPage();
+    await page.goto(`/?subsite=${account.subsiteId}`);
+    await login(page, account.email, account.password);
+    await page.waitForURL('**/user/realtime-tracking');
+    await page.goto('/user/create-triplog');
+    await page.getByRole('heading', { name: 'Körjournal', level: 1 }).waitFor();
+    // This month (March) has no trips: the empty state says so.
+    await page.getByTestId('triplog-no-data').waitFor();
+    expect(await page.getByTestId('triplog-no-data').textContent()).toContain('Ingen data för vald period.');
+
+    // Spec §5: at most 12 months.
+    await page.getByLabel('Från').fill('2025-02-01');
+    await page.getByTestId('triplog-range-error').waitFor();
+    expect(await page.getByTestId('triplog-range-error').textContent()).toBe('Perioden får vara högst 12 månader.');
+    await page.getByLabel('Från').fill('2026-02-01');
+    await page.getByLabel('Till').fill('2026-02-28');
+    await page.getByTestId(`trip-row-${mine}`).waitFor();
+    expect(await page.getByTestId('triplog-range-error').count()).toBe(0);
+
+    // The attest month follows the period: February, not attested.
+    const panel = page.getByTestId('attest-panel');
+    expect(await panel.getByTestId('attest-month').inputValue()).toBe('2026-02');
+    await eventually(() => panel.getByTestId('attest-status').textContent(), 'Ej attesterad');
+    await panel.getByTestId('attest-note').fill('Kontrollerat mot kalendern');
+    expect(await panel.getByText('26 av 100 tecken').count()).toBe(1);
+    await panel.getByRole('button', { name: 'Attestera februari 2026', exact: true }).click();
+    await eventually(() => panel.getByTestId('attest-status').textContent(), 'Attesterad');
+
+    // My trip is read-only with a marker; Pia's trip is still editable.
+    await page.getByTestId(`trip-locked-${mine}`).waitFor();
+    expect(await page.getByTestId(`trip-locked-${mine}`).textContent()).toBe('Attesterad');
+    expect(await page.getByTestId(`trip-purpose-${mine}`).evaluate((node) => node.tagName)).toBe('SPAN');
+    expect(await page.getByTestId(`trip-type-${mine}`).evaluate((node) => node.tagName)).toBe('SPAN');
+    expect(await page.getByTestId(`trip-purpose-${hers}`).evaluate((node) => node.tagName)).toBe('INPUT');
+    expect(await page.getByTestId(`trip-locked-${hers}`).count()).toBe(0);
+    expect(await panel.getByTestId('attest-summary').textContent()).toContain('Kontrollerat mot kalendern');
+
+    // Spec §6: the administrator attests Pia's month for her.
+    await panel.getByTestId('attest-user').selectOption({ label: 'Pia Plain' });
+    await eventually(() => panel.getByTestId('attest-status').textContent(), 'Ej attesterad');
+    await panel.getByRole('button', { name: 'Attestera februari 2026 för Pia Plain' }).click();
+    await page.getByTestId(`trip-locked-${hers}`).waitFor();
+    const attests = () =>
+      suite.server.database
+        .query<{ user_id: number; status: string; attested_by: number }>('SELECT user_id, status, attested_by FROM trip_attests WHERE account_id = $1 ORDER BY user_id', [
+          account.accountId,
+        ])
+        .then((rows) => rows.map((row) => [row.user_id, row.status, row.attested_by]));
+    await eventually(attests, [
+      [account.userId, 'attested', account.userId],
+      [pia!.id, 'attested', account.userId],
+    ]);
+    const violations = await seriousA11yViolations(page);
+    expect(violations.map((v) => `${v.id} (${v.impact}) ${v.help}`)).toEqual([]);
+    await screenshot(page, 'triplog-attested');
+
+    // Back to my own month: withdraw the attest (confirmed); the trip is editable again and the history shows both steps.
+    await panel.getByTestId('attest-user').selectOption({ value: String(account.userId) });
+    await eventually(() => panel.getByTestId('attest-status').textContent(), 'Attesterad');
+    await panel.getByRole('button', { name: 'Återkalla attest' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Bekräfta' });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'OK' }).click();
+    await eventually(() => panel.getByTestId('attest-status').textContent(), 'Attest återkallad');
+    await eventually(attests, [
+      [account.userId, 'unattested', account.userId],
+      [pia!.id, 'attested', account.userId],
+    ]);
+    await eventually(() => page.getByTestId(`trip-locked-${mine}`).count(), 0);
+    expect(await page.getByTestId(`trip-purpose-${mine}`).evaluate((node) => node.tagName)).toBe('INPUT');
+    await panel.getByText('Attesthistorik (2)').click();
+    const history = panel.getByTestId('attest-history').getByRole('listitem');
+    expect(await history.count()).toBe(2);
+    expect(await history.nth(0).textContent()).toContain('Attest återkallad');
+    expect(await history.nth(1).textContent()).toContain('Kontrollerat mot kalendern');
+    await screenshot(page, 'triplog-unattested');
+
+    // Phone width: the same screen stacks.
+    await page.setViewportSize(PHONE);
+    await page.getByTestId('attest-panel').scrollIntoViewIfNeeded();
+    await screenshot(page, 'triplog-phone');
+    await page.getByTestId(`trip-row-${mine}`).scrollIntoViewIfNeeded();
+    await screenshot(page, 'triplog-phone-table');
+  });
+
+  test('the purpose picker offers default purposes; pairwise summaries need an even selection', async () => {
+    const account = await suite.server.createAccount();
+    const [unit] = await suite.server.database.rows<{ id: number }>(sql`
+      insert into units (account_id, imei, name) values (${account.accountId}, '358100000090003', 'Kia Ceed') returning id`);
+    const unitId = unit!.id;
+    const out1 = await addTrip(unitId, account.accountId, '2026-03-01T07:00:00Z', 30, 21);
+    const back1 = await addTrip(unitId, account.accountId, '2026-03-01T15:00:00Z', 40, 22);
+    const out2 = await addTrip(unitId, account.accountId, '2026-03-02T07:00:00Z', 10, 4);
+    const back2 = await addTrip(unitId, account.accountId, '2026-03-02T08:00:00Z', 20, 5);
+
+    const page = await suite.newPage();
+    await page.goto(`/?subsite=${account.subsiteId}`);
+    await login(page, account.email, account.password);
+    await page.waitForURL('**/user/realtime-tracking');
+    await page.goto('/user/create-triplog');
+    await page.getByTestId(`trip-row-${out1}`).waitFor();
+
+    // Account settings: the administrator adds a default purpose and lets users create them.
+    await page.getByTestId('purposes-open').click();
+    const dialog = page.getByRole('dialog', { name: 'Standardändamål' });
+    await dialog.waitFor();
+    expect(await dialog.getByText('Kontot har inga standardändamål ännu.').count()).toBe(1);
+    await dialog.getByTestId('purpose-name').fill('Kundbesök');
+    await dialog.getByTestId('purpose-description').fill('Besök hos kund');
+    await dialog.getByRole('button', { name: 'Lägg till standardändamål' }).click();
+    await dialog.getByTestId('purpose-list').getByText('Kundbesök').waitFor();
+    // Names are unique: the server's message under the field.
+    await dialog.getByTestId('purpose-name').fill('KUNDBESÖK');
+    await dialog.getByRole('button', { name: 'Lägg till standardändamål' }).click();
+    await dialog.getByText('Det finns redan ett standardändamål med det namnet.').waitFor();
+    await dialog.getByTestId('purpose-name').fill('Leverans');
+    await dialog.getByRole('button', { name: 'Lägg till standardändamål' }).click();
+    await dialog.getByTestId('purpose-list').getByText('Leverans').waitFor();
+    await dialog.getByText('Användare får skapa standardändamål').click();
+    await eventually(
+      async () => (await suite.server.database.query<{ users_may_create: boolean }>('SELECT users_may_create FROM purpose_settings WHERE account_id = $1', [account.accountId]))[0]?.users_may_create,
+      true,
+    );
+    await screenshot(page, 'triplog-purposes');
+    await dialog.getByRole('button', { name: 'Stäng' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    // Closing the dialog gives focus back to its button.
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'purposes-open');
+
+    // The picker offers them: pick one for the first trip.
+    // (A scroll closes an open list, as it should: scroll first, then open.)
+    const showPurposes = page.getByTestId(`trip-row-${out1}`).getByRole('button', { name: 'Visa standardändamål' });
+    await showPurposes.scrollIntoViewIfNeeded();
+    await Bun.sleep(300);
+    await showPurposes.click();
+    const option = page.getByRole('option', { name: /^Kundbesök/ });
+    await option.waitFor();
+    expect(await page.getByRole('option').count()).toBe(2);
+    await screenshot(page, 'triplog-purpose-picker');
+    await option.click();
+    await eventually(async () => (await tripsOf(unitId)).map((trip) => trip.purpose), ['Kundbesök', null, null, null]);
+    // Free text stays possible.
+    await page.getByTestId(`trip-purpose-${back1}`).fill('Hem från kund');
+    await page.getByTestId(`trip-purpose-${back1}`).press('Enter');
+    await eventually(async () => (await tripsOf(unitId)).map((trip) => trip.purpose), ['Kundbesök', 'Hem från kund', null, null]);
+
+    // Pairwise: three trips is odd; the rule is shown. Four make two pairs, out and back.
+    for (const id of [out1, back1, out2]) await page.getByTestId(`trip-row-${id}`).getByRole('checkbox').check();
+    await page.getByTestId('pairs-open').click();
+    const summary = page.getByTestId('pair-summary');
+    await summary.getByTestId('pair-rule').waitFor();
+    expect(await summary.getByTestId('pair-rule').textContent()).toBe('Ett jämnt antal resor krävs för parvisa sammanställningar. 3 resor är valda.');
+    await page.getByTestId(`trip-row-${back2}`).getByRole('checkbox').check();
+    await summary.getByTestId('pair-1').waitFor();
+    expect(await summary.getByTestId('pair-rule').count()).toBe(0);
+    const cells = async (testId: string) => summary.getByTestId(testId).locator('th, td').allTextContents();
+    // 1 March: out 07:00-07:30, back 15:00-15:40 (Stockholm: +1 h).
+    expect(await cells('pair-1')).toEqual(['1', '2026-03-01 08:00Stockholm → Solna', '2026-03-01 16:00Stockholm → Solna', '43,0 km', '1:10 h', '8:40 h']);
+    expect(await cells('pair-2')).toEqual(['2', '2026-03-02 08:00Stockholm → Solna', '2026-03-02 09:00Stockholm → Solna', '9,0 km', '0:30 h', '1:20 h']);
+    expect(await cells('pair-total')).toEqual(['Totalt, 2 par', '52,0 km', '1:40 h', '']);
+    const violations = await seriousA11yViolations(page);
+    expect(violations.map((v) => `${v.id} (${v.impact}) ${v.help}`)).toEqual([]);
+    await screenshot(page, 'triplog-pairs');
+
+    // Export menu: PDF, CSV or Excel in the Swedish, Norwegian or UK layout of the period shown.
+    await page.getByTestId('triplog-export').click();
+    const menu = page.getByRole('menu');
+    await menu.waitFor();
+    expect(await menu.getByRole('menuitem').count()).toBe(9);
+    await screenshot(page, 'triplog-export-menu');
+    const download = page.waitForEvent('download');
+    await menu.getByRole('menuitem', { name: 'CSV (Excel) – Sverige (körjournal enligt Skatteverket)' }).click();
+    expect((await download).suggestedFilename()).toMatch(/\.csv$/);
+  });
 });
+

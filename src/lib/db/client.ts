@@ -67,6 +67,9 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Da
   const client = postgres(url, {
     max: maxConnections,
     onnotice: () => {},
+    // Short OLTP queries: JIT compiling costs ~200 ms whenever an estimate passes jit_above_cost (a trip list's
+    // place look-up of 10,000 points did), far more than it ever saves here (bench/triplog.ts).
+    connection: { jit: 'off' },
   });
   await client.unsafe('CREATE EXTENSION IF NOT EXISTS postgis');
   const db = drizzlePostgres(client) as unknown as Database;

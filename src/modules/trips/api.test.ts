@@ -172,13 +172,37 @@ describe('GET /api/trips', () => {
 
   test('an ordinary user of the account sees its units’ trips', async () => {
     const email = `driver-${owner.userId}@example.com`;
-    await app.database.rows(sql`
+    const [user] = await app.database.rows<{ id: number }>(sql`
       insert into users (account_id, email, password_hash, role)
-      values (${owner.accountId}, ${email}, (select password_hash from users where id = ${owner.userId}), 'user')`);
+      values (${owner.accountId}, ${email}, (select password_hash from users where id = ${owner.userId}), 'user') returning id`);
+    // Spec §6: an ordinary user sees the units given to them.
+    await app.grantUnits(user!.id);
     const userToken = await app.login({ email, password: owner.password, subsiteId: 0 });
     const result = await app.call<TripList>('GET', `/api/trips?unitId=${unitId}&from=2026-03-01&to=2026-03-31`, { token: userToken });
     expect(result.status).toBe(200);
     expect(result.body.data!.totals.all.trips).toBe(4);
+  });
+
+  test('an ordinary user cannot read or change the trips of a unit not given to them (spec §6)', async () => {
+    const email = `outsider-${owner.userId}@example.com`;
+    await app.database.rows(sql`
+      insert into users (account_id, email, password_hash, role)
+      values (${owner.accountId}, ${email}, (select password_hash from users where id = ${owner.userId}), 'user')`);
+    const userToken = await app.login({ email, password: owner.password, subsiteId: 0 });
+    expect((await app.call('GET', `/api/trips?unitId=${unitId}&from=2026-03-01&to=2026-03-31`, { token: userToken })).status).toBe(403);
+    const [trip] = await app.database.rows<{ id: string; type: string; purpose: string | null }>(
+      sql`select id, type, purpose from trips where unit_id = ${unitId} order by start_time limit 1`,
+    );
+    const id = Number(trip!.id);
+    const attempts = [
+      await app.call('POST', '/api/trips/type', { token: userToken, body: { tripIds: [id], type: 'private' } }),
+      await app.call('POST', `/api/trips/${id}`, { token: userToken, body: { purpose: 'Not mine to write' } }),
+      await app.call('POST', `/api/trips/${id}/split`, { token: userToken }),
+      await app.call('POST', `/api/trips/${id}/check-out`, { token: userToken }),
+    ];
+    expect(attempts.map((attempt) => attempt.status)).toEqual([403, 403, 403, 403]);
+    const [after] = await app.database.rows<{ type: string; purpose: string | null }>(sql`select type, purpose from trips where id = ${id}`);
+    expect(after).toEqual({ type: trip!.type, purpose: trip!.purpose });
   });
 
   test('the endpoint is in the OpenAPI document', async () => {

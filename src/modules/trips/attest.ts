@@ -61,7 +61,7 @@ export function monthRange(period: string, timeZone: string): { from: Date; to: 
 }
 
 /** SQL condition: trip `t` lies in an attested period of its driver. */
-const ATTESTED = `EXISTS (SELECT 1 FROM trip_attests a WHERE a.user_id = t.driver_user_id AND a.status = 'attested'
+export const ATTESTED = `EXISTS (SELECT 1 FROM trip_attests a WHERE a.user_id = t.driver_user_id AND a.status = 'attested'
   AND t.start_time >= a.from_time AND t.start_time < a.to_time)`;
 
 

@@ -11,6 +11,22 @@ import {
   TripMachine,
 } from './detector';
 import { DEFAULT_TRIP_TYPE, type TripType } from './model';
+import { ATTESTED } from './attest';
+
+/** A trip as place rules see it (the places module categorizes it; see `createDetection`'s `classifier`). */
+export interface ClassifiableTrip {
+  unitId: number;
+  accountId: number;
+  startMs: number;
+  stopMs: number;
+  startLat: number;
+  startLon: number;
+  stopLat: number;
+  stopLon: number;
+}
+
+/** Categorizes trips by place rules inside the detection's transaction: per trip the type a rule gives, or null. */
+export type TripClassifier = (query: Querier, trips: ClassifiableTrip[]) => Promise<Array<TripType | null>>;
 
 /**
  * Detection against the database. A run holds the detector-state rows of its units (FOR UPDATE, in unit
@@ -83,6 +99,8 @@ interface OldTrip extends Record<string, unknown> {
   stop_lon: number;
   distance_m: number;
   detected_ms: number;
+  /** In an attested period of its driver: its type stays as it was. */
+  attested: boolean;
 }
 
 interface Bound {
@@ -224,7 +242,11 @@ export interface DetectionOutcome {
   redetected: boolean;
 }
 
-export function createDetection(database: DatabaseHandle, clock: Clock) {
+/**
+ * `classifier` (the places module, connected after construction) categorizes trips by place rules as they are
+ * written: a person's type wins over a rule, a rule over the unit's default, and an attested trip keeps its type.
+ */
+export function createDetection(database: DatabaseHandle, clock: Clock, classifier: () => TripClassifier | null = () => null) {
   /** Creates missing state rows and locks the units' rows, in unit order (no deadlock between two runs). */
   async function lockStates(query: Querier, unitIds: number[]): Promise<Map<number, StateRow>> {
     await query(
@@ -249,7 +271,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
   const OLD_TRIP_COLUMNS = `t.unit_id, t.id, ${EPOCH_MS('t.start_time')} AS start_ms, ${EPOCH_MS('t.stop_time')} AS stop_ms, t.type, t.type_source,
     t.purpose, t.note, t.passengers, t.driver_user_id, t.start_address, t.stop_address, ST_Y(t.start_geom) AS start_lat,
     ST_X(t.start_geom) AS start_lon, ST_Y(t.stop_geom) AS stop_lat, ST_X(t.stop_geom) AS stop_lon, t.distance_m,
-    ${EPOCH_MS('t.detected_at')} AS detected_ms`;
+    ${EPOCH_MS('t.detected_at')} AS detected_ms, ${ATTESTED} AS attested`;
 
   /** Removes one unit's trips starting in [from, to] and returns what they held. */
   async function deleteRange(query: Querier, unitId: number, from: Bound, to: number | null): Promise<OldTrip[]> {
@@ -325,6 +347,26 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
     );
     const base = new Map(previous.map((row) => [Number(row.u), Number(row.odometer_stop_m)]));
     const near = (a: number, b: number) => Math.abs(a - b) < 1e-5;
+    // Place rules, for every trip written (in the order below).
+    const classify = classifier();
+    const ruled = classify
+      ? await classify(
+          query,
+          pending.flatMap((write) =>
+            write.trips.map((trip) => ({
+              unitId: write.unitId,
+              accountId: write.accountId,
+              startMs: trip.start.t,
+              stopMs: trip.stop.t,
+              startLat: trip.start.lat,
+              startLon: trip.start.lon,
+              stopLat: trip.stop.lat,
+              stopLon: trip.stop.lon,
+            })),
+          ),
+        )
+      : [];
+    let written = 0;
     const rows = pending.flatMap((write) => {
       let odometer = base.get(write.unitId) ?? 0;
       const matched = matchOld(write.trips, write.old);
@@ -348,6 +390,9 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
         const entered = <K extends 'purpose' | 'note' | 'passengers' | 'driver_user_id'>(key: K): OldTrip[K] | null =>
           overlapping.find((candidate) => candidate[key] !== null && candidate[key] !== undefined)?.[key] ?? null;
         const typed = overlapping.find((candidate) => candidate.type_source === 'user');
+        const rule = ruled[written++] ?? null;
+        // A person's type wins; an attested trip keeps its type; then a place rule; then the unit's default.
+        const kept = typed ?? (was?.attested ? was : null);
         return {
           id: was ? Number(was.id) : null,
           unitId: write.unitId,
@@ -371,8 +416,8 @@ export function createDetection(database: DatabaseHandle, clock: Clock) {
           braking: trip.harshBraking,
           acceleration: trip.harshAcceleration,
           cornering: trip.harshCornering,
-          type: typed ? typed.type : write.defaultType,
-          typeSource: typed ? 'user' : 'default',
+          type: kept ? kept.type : (rule ?? write.defaultType),
+          typeSource: kept ? kept.type_source : rule ? 'rule' : 'default',
           purpose: entered('purpose'),
           note: entered('note'),
           passengers: entered('passengers'),

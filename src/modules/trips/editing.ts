@@ -54,9 +54,27 @@ function mergedType(types: TripType[]): TripType {
   return 'other';
 }
 
-export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor, requestTimeZone?: string | null) => string) {
+export function createTripEditing(
+  platform: Platform,
+  timeZoneOf: (actor: Actor, requestTimeZone?: string | null) => string,
+  /** Spec §6 through the units module: throws 403 when the caller may not read the unit's trips (not given to them, a locked car). */
+  requireReadableUnit: (actor: Actor, unitId: number) => Promise<unknown>,
+) {
   const { database, clock } = platform;
   type Query = Parameters<Parameters<typeof database.transaction>[0]>[0];
+
+  /**
+   * Before any change: every unit of these trips must be one the caller may read (an ordinary user's own
+   * units, never a locked car without access). Checked outside the transaction, through the units service;
+   * trips of other accounts are not found here and answer 404 in `ownTrips`.
+   */
+  async function requireReadableTrips(actor: Actor, ids: number[]): Promise<void> {
+    const rows = await database.query<{ unit_id: number }>('SELECT DISTINCT unit_id FROM trips WHERE id = ANY($1::bigint[]) AND account_id = $2', [
+      [...new Set(ids)],
+      actor.accountId,
+    ]);
+    for (const row of rows) await requireReadableUnit(actor, row.unit_id);
+  }
 
   /** The caller's trips by id, locked for the change; any id that is not the account's makes it 404. */
   async function ownTrips(query: Query, actor: Actor, ids: number[]): Promise<EditRow[]> {
@@ -96,6 +114,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
 
     /** Spec §4/§5: one trip's type, purpose, note, passengers. A type set by a person survives re-detection. */
     async update(actor: Actor, id: number, input: TripUpdateInput): Promise<void> {
+      await requireReadableTrips(actor, [id]);
       await database.transaction(async (query) => {
         await ownTrip(query, actor, id);
         await refuseAttestedTrips(query, [id]);
@@ -120,6 +139,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
 
     /** Spec §4: the type of several trips at once (the trips of a page). All of them must be the caller's. */
     async setTypes(actor: Actor, input: TripBulkTypeInput): Promise<TripBulkResult> {
+      await requireReadableTrips(actor, input.tripIds);
       return database.transaction(async (query) => {
         const rows = await ownTrips(query, actor, input.tripIds);
         await refuseAttestedTrips(query, rows.map((row) => Number(row.id)));
@@ -135,6 +155,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
      */
     async merge(actor: Actor, input: TripMergeInput, requestTimeZone?: string | null): Promise<{ id: number }> {
       const timeZone = timeZoneOf(actor, requestTimeZone);
+      await requireReadableTrips(actor, input.tripIds);
       return database.transaction(async (query) => {
         const rows = await ownTrips(query, actor, input.tripIds);
         await refuseAttestedTrips(query, rows.map((row) => Number(row.id)));
@@ -194,6 +215,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
 
     /** Spec §4/§8: a split undoes the merge that made a trip, restoring its trips as they were; a trip not merged cannot be split. */
     async split(actor: Actor, id: number): Promise<{ ids: number[] }> {
+      await requireReadableTrips(actor, [id]);
       return database.transaction(async (query) => {
         const trip = await ownTrip(query, actor, id);
         await refuseAttestedTrips(query, [id]);
@@ -212,6 +234,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
      * detected later until a check-out. A driver already checked in is checked out first. "No driver" cannot be checked in.
      */
     async checkIn(actor: Actor, id: number, input: TripCheckInInput): Promise<TripCheckInResult> {
+      await requireReadableTrips(actor, [id]);
       return database.transaction(async (query) => {
         const trip = await ownTrip(query, actor, id);
         if (!input.driverUserId) throw fieldError('driverUserId', 'trips.checkIn.noDriver');
@@ -241,6 +264,7 @@ export function createTripEditing(platform: Platform, timeZoneOf: (actor: Actor,
 
     /** Spec §4: checks the unit's driver out after a trip: the later trips that had that driver lose it. */
     async checkOut(actor: Actor, id: number): Promise<TripBulkResult> {
+      await requireReadableTrips(actor, [id]);
       return database.transaction(async (query) => {
         const trip = await ownTrip(query, actor, id);
         const at = new Date(Number(trip.stop_ms)).toISOString();

@@ -6,19 +6,31 @@ import {
   tripAttestIdParamsSchema,
   tripAttestQuerySchema,
   tripAttestSchema,
+  tripApplyRulesSchema,
   tripBulkTypeSchema, tripCheckInSchema, tripIdParamsSchema, tripListQuerySchema, tripMergeSchema, tripUpdateSchema } from './model';
 import type { TripService } from './service';
+import { createTripExport, exportResponse } from './export';
+import { tripExportQuerySchema } from './export-model';
 
 const security = [{ bearer: [] }];
 
 /** The trip log API. Every trip is looked up in the caller's account: another account's trip or unit is 404. */
 export function tripRoutes(trips: TripService, auth: AuthService) {
+  const exporter = createTripExport(trips);
   return new Elysia({ prefix: '/api', tags: ['trips'] })
     .use(authGuard(auth))
     .get('/trips', async ({ actor, query, headers }) => ok(await trips.list(requireActor(actor), query, headers['x-timezone'])), {
       query: tripListQuerySchema,
       detail: {
         summary: "Trips of one unit of the caller's account in a period (days in the caller's time zone, at most 12 months; default this month), with totals per type",
+        security,
+      },
+    })
+    .get('/trips/export', async ({ actor, query, headers }) => exportResponse(await exporter.exportFor(requireActor(actor), query, headers)), {
+      query: tripExportQuerySchema,
+      detail: {
+        summary:
+          "One unit's trip log for a period of at most 12 months as a file: format pdf, csv or xlsx; variant se (Skatteverket), no (kjørebok) or uk (HMRC), by default the account's country; 404 when no trip starts in the period",
         security,
       },
     })
@@ -51,6 +63,14 @@ export function tripRoutes(trips: TripService, auth: AuthService) {
     .post('/trips/type', async ({ actor, body }) => ok(await trips.setTypes(requireActor(actor), body)), {
       body: tripBulkTypeSchema,
       detail: { summary: 'Sets the type of several trips at once (a page of the trip log)', security },
+    })
+    .post('/trips/apply-place-rules', async ({ actor, body, headers }) => ok(await trips.applyPlaceRules(requireActor(actor), body, headers['x-timezone'])), {
+      body: tripApplyRulesSchema,
+      detail: {
+        summary:
+          "Applies the place rules to a unit's trips of a period (not attested trips, not trips typed by a person); answers how many changed",
+        security,
+      },
     })
     .post('/trips/merge', async ({ actor, body, headers }) => ok(await trips.merge(requireActor(actor), body, headers['x-timezone'])), {
       body: tripMergeSchema,

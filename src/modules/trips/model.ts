@@ -148,6 +148,12 @@ export interface TripView {
 
 /** A trip as the trip log lists it: the trip plus what the log shows about it. */
 export interface TripLogEntry extends TripView {
+  /**
+   * Set when the trip starts (stops) in a place assigned to its unit: the place's label, which is then also what
+   * startAddress (stopAddress) shows; the stored address stays in the database.
+   */
+  startPlace?: string;
+  stopPlace?: string;
   /** The driver user's name. */
   driverName: string | null;
   /** Made by merging trips; a split restores them. */
@@ -169,6 +175,23 @@ export interface TripList {
   /** Trips that start in the period, oldest first. */
   trips: TripLogEntry[];
   totals: Record<TripType, TripTotal> & { all: TripTotal };
+}
+
+/** Applies the place rules to a unit's trips of a period (days in the caller's time zone, default this month). */
+export const tripApplyRulesSchema = z.object({
+  unitId: z.coerce.number<unknown>().int().positive().max(2_147_483_647),
+  from: rangeBound.optional(),
+  to: rangeBound.optional(),
+});
+export type TripApplyRulesInput = z.output<typeof tripApplyRulesSchema>;
+
+export interface TripApplyRulesResult {
+  /** Trips looked at: not attested and not typed by a person. */
+  checked: number;
+  /** Trips a rule categorizes. */
+  categorized: number;
+  /** Trips whose type changed. */
+  changed: number;
 }
 
 /** Spec §3/§4: a month (YYYY-MM) of a user's trips is attested at once. */

@@ -6,12 +6,15 @@ import { FLAG_FUTURE } from '../tracking/ingest';
 import type { UnitService } from '../units/service';
 import { createTripAttest } from './attest';
 import { createTripEditing } from './editing';
-import { type BatchOutcome, createDetection, paramsOf, type UnitWork, type Window } from './detection';
+import { type BatchOutcome, createDetection, paramsOf, type TripClassifier, type UnitWork, type Window } from './detection';
+import { ATTESTED } from './attest';
 import type { DetectionParams } from './detector';
 import {
   DEFAULT_TRIP_TYPE,
   isCalendarDate,
   MAX_RANGE_MONTHS,
+  type TripApplyRulesInput,
+  type TripApplyRulesResult,
   type TripList,
   type TripListQuery,
   type TripSettingsInput,
@@ -160,6 +163,13 @@ function toView(row: TripRow): TripLogEntry {
   };
 }
 
+/** What the trip log asks of places (the places module, connected from the composition root). */
+export interface TripPlaces {
+  classify: TripClassifier;
+  /** Per point the label of the unit's place it lies in, or null. */
+  labels(unitId: number, accountId: number, points: Array<{ lat: number; lon: number }>): Promise<Array<{ id: number; label: string } | null>>;
+}
+
 const rangeError = (key: string) => new AppError(422, 'validation.failed', { fields: { to: [key] } });
 
 /** The period of a trip list as instants: days in the caller's zone, this month by default (spec §5: at most 12 months). */
@@ -188,10 +198,11 @@ export function resolveRange(query: { from?: string; to?: string }, timeZone: st
 export function createTripService(platform: Platform, units: UnitService, options: { geocoder?: Geocoder } = {}) {
   const { database, clock, log, events } = platform;
   const geocoder = options.geocoder ?? createGeocoder(platform.config, database, log);
-  const detection = createDetection(database, clock);
+  let places: TripPlaces | null = null;
+  const detection = createDetection(database, clock, () => places?.classify ?? null);
   const timeZoneOf = (actor: Actor, requestTimeZone?: string | null): string =>
     isTimeZone(requestTimeZone) ? requestTimeZone : isTimeZone(actor.timezone) ? actor.timezone : FALLBACK_TIME_ZONE;
-  const editing = createTripEditing(platform, timeZoneOf);
+  const editing = createTripEditing(platform, timeZoneOf, (actor, unitId) => units.get(actor, unitId));
   const attest = createTripAttest(platform);
   /** Units seen reporting ignition by this process (a hint; the detector state keeps it for good). */
   const reportsIgnition = new Set<number>();
@@ -315,9 +326,96 @@ export function createTripService(platform: Platform, units: UnitService, option
     ...editing,
     ...attest,
     geocoder,
+    /** The unit service and platform the trip log exports (export.ts) build on. */
+    units,
+    platform,
+
+    /** Connects places: rules categorize trips as they are detected, and a place's label shows as a trip's address. */
+    connectPlaces(port: TripPlaces) {
+      places = port;
+    },
+
+    /**
+     * Applies the place rules to a unit's trips of a period: a trip a rule matches gets its category (type source
+     * "rule"); a trip an earlier rule categorized that no rule matches now goes back to the unit's default. Trips
+     * typed by a person and attested trips are left as they are.
+     */
+    async applyPlaceRules(actor: Actor, input: TripApplyRulesInput, requestTimeZone?: string | null): Promise<TripApplyRulesResult> {
+      const unit = await units.get(actor, input.unitId);
+      const { from, to } = resolveRange(input, timeZoneOf(actor, requestTimeZone), clock.now());
+      const port = places;
+      if (!port) return { checked: 0, categorized: 0, changed: 0 };
+      return database.transaction(async (query) => {
+        const rows = await query<{
+          id: number | string;
+          type: TripType;
+          type_source: 'default' | 'rule';
+          start_ms: number;
+          stop_ms: number;
+          start_lat: number;
+          start_lon: number;
+          stop_lat: number;
+          stop_lon: number;
+          default_type: TripType | null;
+        }>(
+          `SELECT t.id, t.type, t.type_source, (extract(epoch from t.start_time) * 1000)::float8 AS start_ms,
+                  (extract(epoch from t.stop_time) * 1000)::float8 AS stop_ms, ST_Y(t.start_geom) AS start_lat, ST_X(t.start_geom) AS start_lon,
+                  ST_Y(t.stop_geom) AS stop_lat, ST_X(t.stop_geom) AS stop_lon, s.default_trip_type AS default_type
+           FROM trips t LEFT JOIN trip_unit_settings s ON s.unit_id = t.unit_id
+           WHERE t.unit_id = $1 AND t.account_id = $2 AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
+             AND t.type_source <> 'user' AND NOT ${ATTESTED}
+           ORDER BY t.start_time
+           FOR UPDATE OF t`,
+          [unit.ID, actor.accountId, from.toISOString(), to.toISOString()],
+        );
+        const ruled = await port.classify(
+          query,
+          rows.map((row) => ({
+            unitId: unit.ID,
+            accountId: actor.accountId,
+            startMs: Number(row.start_ms),
+            stopMs: Number(row.stop_ms),
+            startLat: Number(row.start_lat),
+            startLon: Number(row.start_lon),
+            stopLat: Number(row.stop_lat),
+            stopLon: Number(row.stop_lon),
+          })),
+        );
+        const updates: Array<{ id: number; type: TripType; source: 'rule' | 'default' }> = [];
+        let changed = 0;
+        rows.forEach((row, index) => {
+          const rule = ruled[index] ?? null;
+          let next: { type: TripType; source: 'rule' | 'default' } | null = null;
+          if (rule) next = { type: rule, source: 'rule' };
+          else if (row.type_source === 'rule') next = { type: row.default_type ?? DEFAULT_TRIP_TYPE, source: 'default' };
+          if (!next || (next.type === row.type && next.source === row.type_source)) return;
+          if (next.type !== row.type) changed += 1;
+          updates.push({ id: Number(row.id), ...next });
+        });
+        if (updates.length > 0) {
+          await query(
+            `UPDATE trips t SET type = x.ty, type_source = x.ts FROM unnest($1::bigint[], $2::text[], $3::text[]) AS x(id, ty, ts) WHERE t.id = x.id`,
+            [updates.map((u) => u.id), updates.map((u) => u.type), updates.map((u) => u.source)],
+          );
+        }
+        return { checked: rows.length, categorized: ruled.filter((type) => type !== null).length, changed };
+      });
+    },
 
     stats(): Readonly<typeof stats> {
       return { ...stats };
+    },
+
+    /** The driver checked in on each of these units now (spec §3 checked-in driver), by unit id; for the unit list. */
+    async checkedInDrivers(unitIds: number[]): Promise<Map<number, { userId: number; name: string }>> {
+      if (unitIds.length === 0) return new Map();
+      const rows = await database.query<{ unit_id: number; user_id: number; name: string }>(
+        `SELECT c.unit_id, c.user_id, COALESCE(NULLIF(trim(u.first_name || ' ' || u.last_name), ''), u.email) AS name
+         FROM trip_driver_checkins c JOIN users u ON u.id = c.user_id
+         WHERE c.unit_id = ANY($1::int[]) AND c.checked_out_at IS NULL`,
+        [unitIds],
+      );
+      return new Map(rows.map((row) => [row.unit_id, { userId: row.user_id, name: row.name }]));
     },
 
     /** Detects a unit now (as an ingest event would); windows in epoch ms. */
@@ -396,6 +494,26 @@ export function createTripService(platform: Platform, units: UnitService, option
         [unit.ID, actor.accountId, from.toISOString(), to.toISOString()],
       );
       const trips = rows.map(toView);
+      // A trip that starts or ends in one of the unit's places shows the place's label (the stored address stays).
+      if (places && trips.length > 0) {
+        const points = trips.flatMap((trip) => [
+          { lat: trip.startLat, lon: trip.startLon },
+          { lat: trip.stopLat, lon: trip.stopLon },
+        ]);
+        const named = await places.labels(unit.ID, actor.accountId, points);
+        trips.forEach((trip, index) => {
+          const start = named[index * 2];
+          const stop = named[index * 2 + 1];
+          if (start) {
+            trip.startPlace = start.label;
+            trip.startAddress = start.label;
+          }
+          if (stop) {
+            trip.stopPlace = stop.label;
+            trip.stopAddress = stop.label;
+          }
+        });
+      }
       const empty = (): TripTotal => ({ trips: 0, distanceM: 0, durationS: 0 });
       const totals = { business: empty(), private: empty(), other: empty(), all: empty() };
       for (const trip of trips) {

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
+import { NavLink } from 'react-router';
 import { PURPOSE_MAX, NOTE_MAX, TRIP_TYPES, type TripLogEntry, type TripType } from '../../../modules/trips/model';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { SelectField } from '../../components/Form';
@@ -8,23 +9,43 @@ import { errorText } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
 import {
   type TripPeriod,
+  useAttestedTrips,
   useBulkType,
   useCheckIn,
   useCheckOut,
   useMergeTrips,
+  usePurposes,
   useSplitTrip,
   useTripDrivers,
   useTripList,
   useTriplogUnits,
   useUpdateTrip,
 } from './api';
+import { AttestPanel } from './AttestPanel';
+import { ExportMenu } from './ExportMenu';
+import { PairSummary } from './PairSummary';
+import { PurposePicker } from './PurposePicker';
+import { PurposesDialog } from './PurposesDialog';
+import { monthOf, rangeProblem } from './range';
 import './triplog.css';
 
 /** Trips per page; the bulk type applies to the trips of the page shown. */
 const PAGE_SIZE = 50;
 
 /** A text cell (purpose, note) saved when it loses focus and changed. */
-function TextCell({ label, value, max, onSave, testId }: { label: string; value: string | null; max: number; onSave: (text: string) => void; testId: string }) {
+function TextCell({
+  label,
+  value,
+  max,
+  onSave,
+  testId,
+}: {
+  label: string;
+  value: string | null;
+  max: number;
+  onSave: (text: string) => void;
+  testId: string;
+}) {
   const [text, setText] = useState(value ?? '');
   useEffect(() => setText(value ?? ''), [value]);
   return (
@@ -83,11 +104,22 @@ function DriverDialog({ trip, when, onClose, attempt }: { trip: TripLogEntry | n
   );
 }
 
-/** Spec §2 /user/create-triplog: a unit's trips in a period, totals per type, type, purpose and note, merge and split. */
+const LOCK_ICON = (
+  <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
+    <path d="M4 7V5a4 4 0 118 0v2h1v8H3V7h1zm2 0h4V5a2 2 0 10-4 0v2z" fill="currentColor" />
+  </svg>
+);
+
+/**
+ * Spec §2 /user/create-triplog: a unit's trips in a period (this month by default, at most 12 months), totals per
+ * type, type one by one or per page, purpose (a default purpose or free text), note, merge and split, driver
+ * check-in/out, pairwise summaries of selected trips, and attesting a month (attested trips read-only).
+ */
 export function TriplogPage() {
   const { t, i18n } = useTranslation();
   const dialogs = useDialogs();
   const units = useTriplogUnits();
+  const purposes = usePurposes();
   const [unitId, setUnitId] = useState<number | null>(null);
   const [from, setFrom] = useState<string | undefined>();
   const [to, setTo] = useState<string | undefined>();
@@ -95,14 +127,20 @@ export function TriplogPage() {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [bulkType, setBulkType] = useState<TripType>('business');
   const [driverTrip, setDriverTrip] = useState<TripLogEntry | null>(null);
+  const [showPairs, setShowPairs] = useState(false);
+  const [purposesOpen, setPurposesOpen] = useState(false);
+  const [attestMonth, setAttestMonth] = useState('');
 
   useEffect(() => {
     if (unitId === null && units.data?.[0]) setUnitId(units.data[0].ID);
   }, [units.data, unitId]);
 
-  const period: TripPeriod | null = unitId === null ? null : { unitId, from, to };
+  // Spec §5: the upper day not before the lower one, at most 12 months; a bad range is not asked for.
+  const problem = rangeProblem(from, to);
+  const period: TripPeriod | null = unitId === null || problem !== null ? null : { unitId, from, to };
   const list = useTripList(period);
-  const data = list.data;
+  const attested = useAttestedTrips(period);
+  const data = period ? list.data : undefined;
   const timeZone = data?.timeZone;
   // This month by default: the server answers the period it read; the pickers show it.
   useEffect(() => {
@@ -111,6 +149,10 @@ export function TriplogPage() {
     setFrom(day(data.from));
     setTo(day(data.to, -1));
   }, [data, from]);
+  // The attest month follows the start of the period until the user picks another.
+  useEffect(() => {
+    if (from && problem === null) setAttestMonth(monthOf(from));
+  }, [from, problem]);
 
   const update = useUpdateTrip();
   const bulk = useBulkType();
@@ -118,8 +160,10 @@ export function TriplogPage() {
   const split = useSplitTrip();
 
   const trips = data?.trips ?? [];
+  const locked = useMemo(() => new Set(attested.data?.attestedTripIds ?? []), [attested.data]);
   const pages = Math.max(1, Math.ceil(trips.length / PAGE_SIZE));
   const shown = useMemo(() => trips.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE), [trips, page]);
+  const selectedTrips = useMemo(() => trips.filter((trip) => selected.has(trip.id)), [trips, selected]);
   useEffect(() => {
     if (page >= pages) setPage(pages - 1);
   }, [page, pages]);
@@ -130,6 +174,7 @@ export function TriplogPage() {
   const km = (metres: number) => (metres / 1000).toLocaleString(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const duration = (seconds: number) => `${Math.floor(seconds / 3600)}:${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}`;
   const typeOptions = TRIP_TYPES.map((type) => ({ value: type, label: t(`triplog.type.${type}`) }));
+  const defaultPurposes = purposes.data?.purposes ?? [];
 
   async function attempt(work: () => Promise<unknown>) {
     try {
@@ -149,13 +194,29 @@ export function TriplogPage() {
       return next;
     });
 
-  const listError = list.isError ? errorText(list.error) : null;
+  const listError = period && list.isError ? errorText(list.error) : null;
+  const allDistance = data?.totals.all.distanceM ?? 0;
 
   return (
     <div className="page triplog-page">
-      <div className="page-heading">
+      <div className="triplog-heading">
         <h1 className="page-title">{t('triplog.title')}</h1>
+        <div className="triplog-heading-actions">
+          <Button className="btn btn-secondary" onPress={() => setPurposesOpen(true)} data-testid="purposes-open">
+            {t('triplog.purposes.open')}
+          </Button>
+          <ExportMenu unitId={unitId} from={from} to={to} isDisabled={problem !== null} />
+        </div>
       </div>
+
+      <nav className="triplog-tabs" aria-label={t('triplog.views')}>
+        <NavLink to="/user/create-triplog" end className="triplog-tab">
+          {t('triplog.tabs.trips')}
+        </NavLink>
+        <NavLink to="/user/create-triplog/congestionreportnew" className="triplog-tab">
+          {t('triplog.tabs.congestion')}
+        </NavLink>
+      </nav>
 
       <div className="triplog-filters">
         <SelectField
@@ -173,15 +234,52 @@ export function TriplogPage() {
           <label className="field-label" htmlFor="triplog-from">
             {t('triplog.from')}
           </label>
-          <input id="triplog-from" className="field-input" type="date" value={from ?? ''} onChange={(event) => setFrom(event.target.value || undefined)} />
+          <input
+            id="triplog-from"
+            className="field-input"
+            type="date"
+            value={from ?? ''}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? 'triplog-range-error' : undefined}
+            onChange={(event) => {
+              setFrom(event.target.value || '');
+              setPage(0);
+            }}
+          />
         </div>
         <div className="field">
           <label className="field-label" htmlFor="triplog-to">
             {t('triplog.to')}
           </label>
-          <input id="triplog-to" className="field-input" type="date" value={to ?? ''} onChange={(event) => setTo(event.target.value || undefined)} />
+          <input
+            id="triplog-to"
+            className="field-input"
+            type="date"
+            value={to ?? ''}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? 'triplog-range-error' : undefined}
+            onChange={(event) => {
+              setTo(event.target.value || '');
+              setPage(0);
+            }}
+          />
         </div>
+        <Button
+          className="btn btn-secondary"
+          onPress={() => {
+            setFrom(undefined);
+            setTo(undefined);
+            setPage(0);
+          }}
+        >
+          {t('triplog.thisMonth')}
+        </Button>
       </div>
+      {problem && (
+        <p className="field-error triplog-range-error" id="triplog-range-error" role="alert" data-testid="triplog-range-error">
+          {t(`triplog.range.${problem}`)}
+        </p>
+      )}
 
       {units.data && units.data.length === 0 && <p className="triplog-empty">{t('triplog.noUnits')}</p>}
       {listError && (
@@ -192,44 +290,72 @@ export function TriplogPage() {
 
       {data && (
         <>
-          <section aria-label={t('triplog.totals')} className="triplog-totals" data-testid="triplog-totals">
-            {(['business', 'private', 'other', 'all'] as const).map((type) => (
-              <div key={type} className="triplog-total" data-testid={`triplog-total-${type}`}>
-                <span className="triplog-total-label">{type === 'all' ? t('triplog.total') : t(`triplog.type.${type}`)}</span>
-                <span>{t('triplog.tripCount', { count: data.totals[type].trips })}</span>
-                <span>{km(data.totals[type].distanceM)} km</span>
-                <span>{duration(data.totals[type].durationS)} h</span>
+          <div className="triplog-overview">
+            <section aria-label={t('triplog.totals')} className="triplog-card triplog-totals-card">
+              <h2 className="triplog-card-title">{t('triplog.totals')}</h2>
+              <div className="triplog-totals" data-testid="triplog-totals">
+                {(['business', 'private', 'other', 'all'] as const).map((type) => {
+                  const share = type === 'all' ? (allDistance > 0 ? 100 : 0) : allDistance > 0 ? (data.totals[type].distanceM / allDistance) * 100 : 0;
+                  return (
+                    <div key={type} className={`triplog-total triplog-total--${type}`} data-testid={`triplog-total-${type}`}>
+                      <span className="triplog-total-label">{type === 'all' ? t('triplog.total') : t(`triplog.type.${type}`)}</span>
+                      <span className="triplog-total-count">{t('triplog.tripCount', { count: data.totals[type].trips })}</span>
+                      <span className="triplog-total-km">{km(data.totals[type].distanceM)} km</span>
+                      <span className="triplog-total-time">{duration(data.totals[type].durationS)} h</span>
+                      <span className="triplog-bar" aria-hidden="true">
+                        <span className="triplog-bar-fill" style={{ width: `${share.toFixed(1)}%` }} />
+                      </span>
+                    </div>
+                  );
+                })}
               </div>
-            ))}
-          </section>
-
-          <div className="triplog-actions">
-            <SelectField label={t('triplog.bulkType')} value={bulkType} onChange={(value) => setBulkType(value as TripType)} options={typeOptions} testId="triplog-bulk-type" />
-            <Button
-              className="btn btn-secondary"
-              isDisabled={shown.length === 0 || bulk.isPending}
-              onPress={() => void attempt(() => bulk.mutateAsync({ tripIds: shown.map((trip) => trip.id), type: bulkType }))}
-            >
-              {t('triplog.applyToPage')}
-            </Button>
-            <Button
-              className="btn btn-primary"
-              isDisabled={selected.size < 2 || merge.isPending}
-              onPress={() =>
-                void attempt(async () => {
-                  await merge.mutateAsync({ tripIds: [...selected] });
-                  setSelected(new Set());
-                })
-              }
-            >
-              {t('triplog.merge')}
-            </Button>
+            </section>
+            {attestMonth && <AttestPanel month={attestMonth} onMonthChange={setAttestMonth} />}
           </div>
 
+          <div className="triplog-actions">
+            <div className="triplog-action-group">
+              <SelectField label={t('triplog.bulkType')} value={bulkType} onChange={(value) => setBulkType(value as TripType)} options={typeOptions} testId="triplog-bulk-type" />
+              <Button
+                className="btn btn-secondary"
+                isDisabled={shown.length === 0 || bulk.isPending}
+                onPress={() => void attempt(() => bulk.mutateAsync({ tripIds: shown.map((trip) => trip.id), type: bulkType }))}
+              >
+                {t('triplog.applyToPage')}
+              </Button>
+            </div>
+            <div className="triplog-action-group">
+              <span className="triplog-selected" aria-live="polite">
+                {t('triplog.selectedCount', { count: selected.size })}
+              </span>
+              <Button className="btn btn-secondary" isDisabled={trips.length === 0} onPress={() => setShowPairs(true)} data-testid="pairs-open">
+                {t('triplog.pairs.open')}
+              </Button>
+              <Button
+                className="btn btn-primary"
+                isDisabled={selected.size < 2 || merge.isPending}
+                onPress={() =>
+                  void attempt(async () => {
+                    await merge.mutateAsync({ tripIds: [...selected] });
+                    setSelected(new Set());
+                  })
+                }
+              >
+                {t('triplog.merge')}
+              </Button>
+            </div>
+          </div>
+
+          {showPairs && <PairSummary trips={selectedTrips} time={time} km={km} duration={duration} onClose={() => setShowPairs(false)} />}
+
           {trips.length === 0 ? (
-            <p className="triplog-empty" data-testid="triplog-no-data">
-              {t('triplog.noData')}
-            </p>
+            <div className="triplog-empty-state" data-testid="triplog-no-data">
+              <svg viewBox="0 0 24 24" width="36" height="36" aria-hidden="true" focusable="false">
+                <path d="M3 17h2l2-6h10l2 6h2M6 17a2 2 0 104 0 2 2 0 10-4 0m8 0a2 2 0 104 0 2 2 0 10-4 0" fill="none" stroke="currentColor" strokeWidth="1.5" />
+              </svg>
+              <p className="triplog-empty-title">{t('triplog.noData')}</p>
+              <p className="triplog-muted">{t('triplog.noDataHint')}</p>
+            </div>
           ) : (
             <div className="triplog-table-wrap">
               <table className="triplog-table">
@@ -241,7 +367,9 @@ export function TriplogPage() {
                     </th>
                     <th scope="col">{t('triplog.start')}</th>
                     <th scope="col">{t('triplog.stop')}</th>
-                    <th scope="col">{t('triplog.distance')}</th>
+                    <th scope="col" className="num">
+                      {t('triplog.distance')}
+                    </th>
                     <th scope="col">{t('triplog.odometer')}</th>
                     <th scope="col">{t('triplog.typeColumn')}</th>
                     <th scope="col">{t('triplog.purpose')}</th>
@@ -255,8 +383,9 @@ export function TriplogPage() {
                 <tbody>
                   {shown.map((trip: TripLogEntry) => {
                     const when = time(trip.startTime);
+                    const isLocked = locked.has(trip.id);
                     return (
-                      <tr key={trip.id} data-testid={`trip-row-${trip.id}`}>
+                      <tr key={trip.id} data-testid={`trip-row-${trip.id}`} className={isLocked ? 'triplog-row--locked' : undefined}>
                         <td>
                           <input
                             type="checkbox"
@@ -266,59 +395,94 @@ export function TriplogPage() {
                           />
                         </td>
                         <td>
-                          <div>{when}</div>
+                          <div className="triplog-when">{when}</div>
                           <div className="triplog-address">{trip.startAddress ?? '–'}</div>
+                          {isLocked && (
+                            <span className="triplog-lock" data-testid={`trip-locked-${trip.id}`}>
+                              {LOCK_ICON}
+                              {t('triplog.attested')}
+                            </span>
+                          )}
                         </td>
                         <td>
-                          <div>{time(trip.stopTime)}</div>
+                          <div className="triplog-when">{time(trip.stopTime)}</div>
                           <div className="triplog-address">{trip.stopAddress ?? '–'}</div>
                         </td>
-                        <td>{km(trip.distanceM)} km</td>
+                        <td className="num">{km(trip.distanceM)} km</td>
                         <td>
                           {km(trip.odometerStartM)} – {km(trip.odometerStopM)}
                         </td>
                         <td>
-                          <SelectField
-                            hideLabel
-                            label={t('triplog.typeOf', { time: when })}
-                            value={trip.type}
-                            onChange={(value) => void attempt(() => update.mutateAsync({ id: trip.id, type: value as TripType }))}
-                            options={typeOptions}
-                            testId={`trip-type-${trip.id}`}
-                          />
+                          {isLocked ? (
+                            <span className={`triplog-type triplog-type--${trip.type}`} data-testid={`trip-type-${trip.id}`}>
+                              {t(`triplog.type.${trip.type}`)}
+                            </span>
+                          ) : (
+                            <SelectField
+                              hideLabel
+                              label={t('triplog.typeOf', { time: when })}
+                              value={trip.type}
+                              onChange={(value) => void attempt(() => update.mutateAsync({ id: trip.id, type: value as TripType }))}
+                              options={typeOptions}
+                              testId={`trip-type-${trip.id}`}
+                            />
+                          )}
                         </td>
                         <td>
-                          <TextCell
-                            label={t('triplog.purposeOf', { time: when })}
-                            value={trip.purpose}
-                            max={PURPOSE_MAX}
-                            testId={`trip-purpose-${trip.id}`}
-                            onSave={(text) => void attempt(() => update.mutateAsync({ id: trip.id, purpose: text }))}
-                          />
+                          {isLocked ? (
+                            <span className="triplog-readonly" data-testid={`trip-purpose-${trip.id}`}>
+                              {trip.purpose ?? '–'}
+                            </span>
+                          ) : (
+                            <PurposePicker
+                              label={t('triplog.purposeOf', { time: when })}
+                              value={trip.purpose}
+                              purposes={defaultPurposes}
+                              max={PURPOSE_MAX}
+                              testId={`trip-purpose-${trip.id}`}
+                              onSave={(text) => void attempt(() => update.mutateAsync({ id: trip.id, purpose: text }))}
+                            />
+                          )}
                         </td>
                         <td>
-                          <TextCell
-                            label={t('triplog.noteOf', { time: when })}
-                            value={trip.note}
-                            max={NOTE_MAX}
-                            testId={`trip-note-${trip.id}`}
-                            onSave={(text) => void attempt(() => update.mutateAsync({ id: trip.id, note: text }))}
-                          />
+                          {isLocked ? (
+                            <span className="triplog-readonly" data-testid={`trip-note-${trip.id}`}>
+                              {trip.note ?? '–'}
+                            </span>
+                          ) : (
+                            <TextCell
+                              label={t('triplog.noteOf', { time: when })}
+                              value={trip.note}
+                              max={NOTE_MAX}
+                              testId={`trip-note-${trip.id}`}
+                              onSave={(text) => void attempt(() => update.mutateAsync({ id: trip.id, note: text }))}
+                            />
+                          )}
                         </td>
                         <td>
-                          <Button className="btn btn-link" onPress={() => setDriverTrip(trip)} data-testid={`trip-driver-${trip.id}`}>
-                            {trip.driverName ?? t('triplog.noDriver')}
-                            <span className="visually-hidden"> ({t('triplog.driverOf', { time: when })})</span>
-                          </Button>
+                          {isLocked ? (
+                            <span className="triplog-readonly" data-testid={`trip-driver-${trip.id}`}>
+                              {trip.driverName ?? t('triplog.noDriver')}
+                            </span>
+                          ) : (
+                            <Button className="btn btn-link" onPress={() => setDriverTrip(trip)} data-testid={`trip-driver-${trip.id}`}>
+                              {trip.driverName ?? t('triplog.noDriver')}
+                              <span className="visually-hidden"> ({t('triplog.driverOf', { time: when })})</span>
+                            </Button>
+                          )}
                         </td>
                         <td>
-                          {trip.merged && (
-                            <Button className="btn btn-secondary" onPress={() =>
+                          {trip.merged && !isLocked && (
+                            <Button
+                              className="btn btn-secondary triplog-small"
+                              onPress={() =>
                                 void attempt(async () => {
                                   await split.mutateAsync(trip.id);
                                   setSelected(new Set());
                                 })
-                              } aria-label={t('triplog.splitTrip', { time: when })}>
+                              }
+                              aria-label={t('triplog.splitTrip', { time: when })}
+                            >
                               {t('triplog.split')}
                             </Button>
                           )}
@@ -346,6 +510,8 @@ export function TriplogPage() {
           )}
         </>
       )}
+
+      <PurposesDialog isOpen={purposesOpen} onClose={() => setPurposesOpen(false)} />
     </div>
   );
 }

@@ -1,7 +1,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { TripCheckInResult, TripDriver, TripList, TripMergeInput, TripType, TripUpdateInput } from '../../../modules/trips/model';
+import type { DefaultPurpose, PurposeCatalog } from '../../../modules/accounts/purposes';
+import type { TripAttestView, TripCheckInResult, TripDriver, TripList, TripMergeInput, TripType, TripUpdateInput } from '../../../modules/trips/model';
+import type { TripLockState } from '../../../modules/trips/summaries';
 import type { UnitView } from '../../../modules/units/model';
-import { api } from '../../lib/api';
+import { api, request } from '../../lib/api';
 
 /** Server state of the trip log screen (TanStack Query). */
 
@@ -52,3 +54,50 @@ export const useCheckIn = () =>
     api.post<TripCheckInResult>(`/api/trips/${id}/check-in`, { driverUserId }),
   );
 export const useCheckOut = () => useTripMutation((id: number) => api.post<{ updated: number }>(`/api/trips/${id}/check-out`));
+
+// --- Attest (spec §3 Attest record, §4, §6) --------------------------------------------------------------------
+
+/** The read-only (attested) trips of the period shown. */
+export function useAttestedTrips(period: TripPeriod | null) {
+  return useQuery({
+    queryKey: period ? ([...triplogKeys.all, 'attested', period] as const) : [...triplogKeys.all, 'attested', 'none'],
+    queryFn: () => api.get<TripLockState>('/api/trips/attested', { query: { unitId: period!.unitId, from: period!.from, to: period!.to } }),
+    enabled: period !== null,
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+}
+
+/** A user's attest of a month (YYYY-MM): the caller's own without a user id. */
+export function useAttestStatus(userId: number | undefined, month: string | null) {
+  return useQuery({
+    queryKey: [...triplogKeys.all, 'attest', userId ?? 'me', month],
+    queryFn: () => api.get<TripAttestView>('/api/trips/attests', { query: { userId, period: month! } }),
+    enabled: month !== null,
+    retry: false,
+  });
+}
+
+export const useAttest = () =>
+  useTripMutation((input: { userId?: number; period: string; note: string }) => api.post<TripAttestView>('/api/trips/attests', input));
+export const useUnlockAttest = () => useTripMutation((id: number) => api.post<TripAttestView>(`/api/trips/attests/${id}/unlock`));
+export const useUnattest = () => useTripMutation((id: number) => api.post<TripAttestView>(`/api/trips/attests/${id}/unattest`));
+export const useRemoveAttest = () => useTripMutation((id: number) => request<TripAttestView>('DELETE', `/api/trips/attests/${id}`));
+
+// --- Default purposes (account settings; spec §3, §5, §6) -----------------------------------------------------
+
+const purposeKey = ['purposes'] as const;
+
+export function usePurposes() {
+  return useQuery({ queryKey: purposeKey, queryFn: () => api.get<PurposeCatalog>('/api/purposes'), staleTime: 60_000 });
+}
+
+function usePurposeMutation<I, O>(run: (input: I) => Promise<O>) {
+  const client = useQueryClient();
+  return useMutation({ mutationFn: run, onSettled: () => client.invalidateQueries({ queryKey: purposeKey }) });
+}
+
+export const useCreatePurpose = () => usePurposeMutation((input: { name: string; description: string }) => api.post<DefaultPurpose>('/api/purposes', input));
+export const useDeletePurpose = () => usePurposeMutation((id: number) => request<{ id: number }>('DELETE', `/api/purposes/${id}`));
+export const usePurposeSettings = () =>
+  usePurposeMutation((usersMayCreate: boolean) => api.post<PurposeCatalog>('/api/purposes/settings', { usersMayCreate }));

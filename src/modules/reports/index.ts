@@ -1,0 +1,22 @@
+import { Elysia } from 'elysia';
+import { ok } from '../../lib/http';
+import { authGuard, requireActor } from '../auth/guard';
+import type { AuthService } from '../auth/service';
+import { congestionQuerySchema } from './model';
+import type { ReportService } from './service';
+
+const security = [{ bearer: [] }];
+
+/** Reports API. The unit is looked up in the caller's account: another account's unit is 404. */
+export function reportRoutes(reports: ReportService, auth: AuthService) {
+  return new Elysia({ prefix: '/api/reports', tags: ['reports'] })
+    .use(authGuard(auth))
+    .get('/congestion', async ({ actor, query }) => ok(await reports.congestion(requireActor(actor), query)), {
+      query: congestionQuerySchema,
+      detail: {
+        summary:
+          "Congestion tax (Stockholm, Göteborg) of one unit of the caller's account in a period of Swedish days (at most 12 months; default this month): passages through payment stations with amounts in SEK, per day with the daily maximum, per trip (private trips flagged) and the period total",
+        security,
+      },
+    });
+}
