@@ -1,5 +1,5 @@
 /**
- * `bun run bench:ingest [--db pglite|postgres] [--devices 5000] [--records 4] [--interval 1000] [--seconds 30]`
+ * `bun run bench:ingest [--db pglite|postgres] [--devices 5000] [--records 20] [--interval 5000] [--seconds 30] [--raw-frames 7]`
  *
  * Runs the simulator (a separate process, real TCP sockets, Teltonika Codec 8E) against the gateway and
  * prints: positions per second sustained, p50 and p99 from frame received to row committed, the gateway
@@ -24,8 +24,10 @@ const seconds = Number(argument('seconds', '30'));
 const warmupSeconds = 12;
 
 const { database, label } = await openBenchDatabase(kind);
-const platform = await benchPlatform(database);
-console.log(`database: ${label}`);
+// `--raw-frames 0` leaves raw frames out; by default they are kept, as the product keeps them (RAW_FRAME_RETENTION_DAYS=7).
+const rawFrameDays = argument('raw-frames', '7');
+const platform = await benchPlatform(database, { RAW_FRAME_RETENTION_DAYS: rawFrameDays });
+console.log(`database: ${label}; raw frames ${rawFrameDays === '0' ? 'not kept' : `kept ${rawFrameDays} days`}`);
 console.log(`offered load: ${devices} devices × ${recordsPerFrame} records every ${intervalMs} ms = ${Math.round((devices * recordsPerFrame * 1000) / intervalMs)} positions/s`);
 const unitIds = await seedUnits(database, devices);
 console.log(`${devices} units registered; starting the gateway and the simulator (${warmupSeconds} s warm-up)`);

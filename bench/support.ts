@@ -33,10 +33,10 @@ export async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<{ 
   return { database: await openPostgres(benchUrl.toString(), 8), label: `PostgreSQL (${benchUrl.host})` };
 }
 
-/** A platform over the database with quiet logging and no mail server. */
-export async function benchPlatform(database: DatabaseHandle): Promise<Platform> {
+/** A platform over the database with quiet logging and no mail server; otherwise the product's defaults (raw frames kept). */
+export async function benchPlatform(database: DatabaseHandle, env: Record<string, string> = {}): Promise<Platform> {
   await migrate(database);
-  const config = loadConfig({ LOG_LEVEL: 'warn', RAW_FRAME_RETENTION_DAYS: '0' });
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...env });
   const log = createLogger('warn');
   const platform: Platform = {
     config,

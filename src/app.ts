@@ -11,7 +11,7 @@ import { authRoutes } from './modules/auth';
 import { createAuthService } from './modules/auth/service';
 import { brandRoutes } from './modules/brands';
 import { createBrandService } from './modules/brands/service';
-import { accountRoutes } from './modules/accounts';
+import { accountRoutes, createPurposeService, purposeRoutes } from './modules/accounts';
 import { createAccountService } from './modules/accounts/service';
 import { unitRoutes } from './modules/units';
 import { createUnitService } from './modules/units/service';
@@ -22,8 +22,13 @@ import { webRoutes } from './web/serve';
 import { createCommandService } from './modules/io/commands';
 import { tripRoutes } from './modules/trips';
 import { createTripService } from './modules/trips/service';
+import { placeRoutes } from './modules/places';
+import { createPlaceService } from './modules/places/service';
+import { createTripSummaries, tripSummaryRoutes } from './modules/trips/summaries';
 import { DEFAULT_DETECTION_PARAMS } from './modules/trips/detector';
 import { DEFAULT_TRIP_TYPE } from './modules/trips/model';
+import { reportRoutes } from './modules/reports';
+import { createReportService } from './modules/reports/service';
 
 export const VERSION = '0.1.0';
 
@@ -35,8 +40,14 @@ export async function createServices(platform: Platform) {
   const units = createUnitService(platform.database.db, { platform, commands, brands });
   const accounts = createAccountService(platform, units, brands);
   const trips = createTripService(platform, units);
+  // Places categorize trips by their rules and name the trips' ends; the trip log sees them only through this port.
+  const places = createPlaceService(platform, units, trips.geocoder);
+  trips.connectPlaces(places.tripPort());
+  const purposes = createPurposeService(platform);
+  const tripSummaries = createTripSummaries(platform, trips);
   units.connect({
     liveStates: (unitIds) => tracking.liveStates(unitIds),
+    checkedInDrivers: (unitIds) => trips.checkedInDrivers(unitIds),
     timeTillParked: {
       get: async (unitId) => (await trips.settings(unitId)).timeTillParkedS,
       set: async (unitId, seconds) => {
@@ -60,13 +71,20 @@ export async function createServices(platform: Platform) {
     {
       // Spec §5: private trips never on the map. A trip that began the evening before still counts.
       hiddenIntervals: async (actor, unitId, from, to) => {
-        const list = await trips.list(actor, { unitId, from: new Date(from.getTime() - 86_400_000).toISOString(), to: to.toISOString() });
+        // An administrator sees a locked car in working hours without reading its trip log: its private trips stay hidden all the same.
+        const reader = (await units.canReadTracks(actor, unitId)) ? actor : { ...actor, role: 'support' as const };
+        const list = await trips.list(reader, { unitId, from: new Date(from.getTime() - 86_400_000).toISOString(), to: to.toISOString() });
         return list.trips.filter((trip) => trip.type === 'private').map((trip) => ({ from: new Date(trip.startTime), to: new Date(trip.stopTime) }));
       },
+      // Spec §6: ordinary users see only their units; locked benefit/private cars follow the access rules.
+      unitAccess: (actor, unitIds) => units.mapAccess(actor, unitIds),
+      visibleUnits: (actor) => units.visibleUnitIds(actor),
+      checkedInDrivers: (unitIds) => trips.checkedInDrivers(unitIds),
     },
   );
   const live = new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log });
-  return { brands, auth, commands, units, accounts, tracking, live, trips };
+  const reports = createReportService({ clock: platform.clock, units, tracking, trips });
+  return { brands, auth, commands, units, accounts, tracking, live, trips, places, purposes, tripSummaries, reports };
 }
 export type Services = Awaited<ReturnType<typeof createServices>>;
 
@@ -100,8 +118,12 @@ export function createApi(platform: Platform, services: Services) {
     .use(authRoutes(services.auth))
     .use(brandRoutes(services.brands, services.auth))
     .use(accountRoutes(services.accounts))
+    .use(purposeRoutes(services.purposes, services.auth))
     .use(unitRoutes(services.units, services.auth))
     .use(trackingRoutes(services.tracking, services.live, services.auth))
     .use(tripRoutes(services.trips, services.auth))
+    .use(placeRoutes(services.places, services.auth))
+    .use(tripSummaryRoutes(services.tripSummaries, services.auth))
+    .use(reportRoutes(services.reports, services.auth))
     .use(webRoutes(join(import.meta.dir, 'web/dist')));
 }

@@ -73,6 +73,14 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
       );
       devices.push({ unitId: unit!.id, imei, protocol });
     }
+    // Spec §6: the demo driver (an ordinary user) sees the vehicles given to him: the first three.
+    await query(
+      `INSERT INTO unit_access (unit_id, user_id)
+       SELECT u.id, driver.id FROM units u JOIN users driver ON driver.email = $2 AND driver.account_id = u.account_id
+       WHERE u.account_id = $1 AND u.imei = ANY($3::text[])
+       ON CONFLICT DO NOTHING`,
+      [accountId, `driver.${email}`, devices.slice(0, 3).map((device) => device.imei)],
+    );
     // Free IMEIs in stock for trying the registration wizard.
     for (let spare = 0; spare < 5; spare++) {
       await query(`INSERT INTO tracker_stock (imei, subsite_id) VALUES ($1, NULL) ON CONFLICT (imei) DO NOTHING`, [

@@ -36,6 +36,11 @@ export async function startGateway(platform: Platform, commands: CommandService,
     const channel = context.channels.get(unitId);
     if (channel) await deliverNextCommand(context, unitId, channel);
   });
+  // A replaced tracker's old IMEI must be refused at once, not when its cache entry runs out.
+  const offReplaced = events.on('unit.tracker_replaced', ({ oldImei, newImei }) => {
+    context.devices.forget(oldImei);
+    context.devices.forget(newImei);
+  });
   const sweeper = setInterval(() => {
     commands.sweep().catch((error: unknown) => log.error('command sweep failed', { error: String(error) }));
   }, 5_000);
@@ -51,6 +56,7 @@ export async function startGateway(platform: Platform, commands: CommandService,
     ports: { teltonika: teltonika.port, gt06: gt06.port, osmand: osmand.port ?? 0 },
     async stop() {
       offQueued();
+      offReplaced();
       clearInterval(sweeper);
       teltonika.stop(true);
       teltonikaUdp.close();

@@ -132,9 +132,27 @@ describe('live map', () => {
       units.push(unit);
       await sendThroughGateway(unit.imei, [{ lat: 59.2 + i * 0.01, lon: 17.9 + i * 0.01, speed: i % 2 ? 30 : 0, course: i * 10, ignition: i % 2 === 1 }]);
     }
+    // Spec §3: department, tags, marker symbol and colour and operating mode, as the units module keeps them.
+    const [department] = await suite.server.database.rows<{ id: number }>(sql`insert into departments (account_id, name) values (${account.accountId}, 'Service') returning id`);
+    const [tag] = await suite.server.database.rows<{ id: number }>(sql`insert into tags (account_id, name) values (${account.accountId}, 'Kylbil') returning id`);
+    for (const unit of units.slice(0, 4)) {
+      await suite.server.database.rows(sql`update units set department_id = ${department!.id}, marker_icon = 'van', color = '#c0392b', operating_mode = '1h' where id = ${unit.id}`);
+    }
+    await suite.server.database.rows(sql`insert into unit_tags (unit_id, tag_id) values (${units[0]!.id}, ${tag!.id}), (${units[5]!.id}, ${tag!.id})`);
     const page = await suite.newPage();
     await openMap(page, account);
     await expect(page.getByTestId('unit-count').textContent()).resolves.toBe('30 av 30 enheter');
+    await page.getByTestId('department-filter').selectOption({ label: 'Service' });
+    await page.getByTestId('unit-count').getByText('4 av 30 enheter').waitFor();
+    await page.getByTestId('tag-filter').selectOption('Kylbil');
+    await page.getByTestId('unit-count').getByText('1 av 30 enheter').waitFor();
+    await page.getByTestId('unit-list').getByText('Bil 01').click();
+    await page.getByTestId('unit-popup').locator('[data-fact="operating-mode"]').getByText('Position varje timme').waitFor();
+    await screenshot(page, 'map-unit-colour');
+    await page.getByTestId('unit-popup').getByRole('button', { name: 'Stäng' }).click();
+    await page.getByTestId('department-filter').selectOption('');
+    await page.getByTestId('tag-filter').selectOption('');
+    await page.getByTestId('unit-count').getByText('30 av 30 enheter').waitFor();
     // Virtualised: fewer rows in the DOM than units.
     expect(await page.getByTestId('unit-list').locator('li').count()).toBeLessThan(30);
 

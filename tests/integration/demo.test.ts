@@ -23,6 +23,11 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   const token = await app.login({ email: 'demo@example.com', password: 'Demo-pass-1!', subsiteId: 0 });
   const me = await app.call<{ user: { Email: string; Role: string } }>('GET', '/api/me', { token });
   expect(me.body.data?.user).toMatchObject({ Email: 'demo@example.com', Role: 'admin' });
+
+  // The demo driver, an ordinary user, sees the three vehicles given to him (spec §6).
+  const driverToken = await app.login({ email: 'driver.demo@example.com', password: 'Demo-pass-1!', subsiteId: 0 });
+  const units = await app.call<Array<{ ID: number }>>('GET', '/api/units', { token: driverToken });
+  expect(units.body.data!.map((unit) => unit.ID).sort((a, b) => a - b)).toEqual(devices.slice(0, 3).map((d) => d.unitId).sort((a, b) => a - b));
 });
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {

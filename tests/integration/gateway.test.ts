@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { startGateway, type Gateway } from '../../src/gateway';
+import { encodeUdpDatagram } from '../../src/gateway/teltonika';
 import { createTestApp, type TestApp } from '../support/app';
 import { connectDevice, hex, imeiLogin } from '../support/device';
 
@@ -22,6 +23,15 @@ let accountId: number;
 async function addUnit(imei: string, protocol = 'teltonika'): Promise<number> {
   const [row] = await app.database.rows<{ id: number }>(
     sql`insert into units (account_id, imei, name, protocol, model) values (${accountId}, ${imei}, ${`Unit ${imei.slice(-4)}`}, ${protocol}, 'FMB920') returning id`,
+  );
+  return row!.id;
+}
+
+/** A unit whose IMEI is in stock, as registration leaves it (a replacement needs the stock rows). */
+async function addUnitOf(ownerAccountId: number, imei: string): Promise<number> {
+  await app.services.units.addStock({ imeis: [imei], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
+  const [row] = await app.database.rows<{ id: number }>(
+    sql`insert into units (account_id, imei, name, protocol, model) values (${ownerAccountId}, ${imei}, 'Replaced van', 'teltonika', 'FMB920') returning id`,
   );
   return row!.id;
 }
@@ -55,6 +65,32 @@ describe('Teltonika TCP', () => {
     expect(hex(await device.read(4))).toBe('00000002');
     expect(await countPositions(unitId)).toBe(2);
     device.end();
+  });
+
+  test('after a tracker replacement the old IMEI is refused at once and the new one is accepted', async () => {
+    const account = await app.createAccount();
+    const oldImei = '356307042441090';
+    const newImei = '356307042441091';
+    const unitId = await addUnitOf(account.accountId, oldImei);
+    // A connection now puts the old IMEI in the gateway's look-up cache.
+    const before = await connectDevice(gateway.ports.teltonika);
+    before.write(imeiLogin(oldImei));
+    expect(hex(await before.read(1))).toBe('01');
+    before.end();
+    await app.services.units.addStock({ imeis: [newImei], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
+    const replaced = await app.call('POST', `/api/units/${unitId}/replace-tracker`, { token: await app.login(account), body: { imei: newImei, confirm: true } });
+    expect(replaced.status).toBe(200);
+    const old = await connectDevice(gateway.ports.teltonika);
+    old.write(imeiLogin(oldImei));
+    expect(hex(await old.read(1))).toBe('00');
+    old.end();
+    const fresh = await connectDevice(gateway.ports.teltonika);
+    fresh.write(imeiLogin(newImei));
+    expect(hex(await fresh.read(1))).toBe('01');
+    fresh.write(C8_EX3);
+    expect(hex(await fresh.read(4))).toBe('00000002');
+    expect(await countPositions(unitId)).toBe(2);
+    fresh.end();
   });
 
   test('an unknown IMEI is refused with 00 and counted', async () => {
@@ -156,6 +192,24 @@ describe('Teltonika UDP', () => {
     for (let i = 0; i < 60 && replies.length === 0; i++) await Bun.sleep(25);
     expect(replies).toEqual(['0005CAFE010501']);
     expect(await countPositions(unitId)).toBe(1);
+    client.close();
+  });
+
+  test("a datagram's IO is read with its device's model (IO 16 is the odometer on an FMB920, not on an FMB640)", async () => {
+    const heavy = await addUnit('352093086403701');
+    await app.database.rows(sql`update units set model = 'FMB640' where id = ${heavy}`);
+    const light = await addUnit('352093086403702');
+    const replies: string[] = [];
+    const client = await Bun.udpSocket({ hostname: '127.0.0.1', socket: { data: (_s, data) => void replies.push(Buffer.from(data).toString('hex')) } });
+    const record = { time: new Date(Date.now() - 60_000), latitude: 59.33, longitude: 18.06, satellites: 9, io: { 239: 1, 66: 24_000, 16: 4_242 } };
+    client.send(encodeUdpDatagram({ packetId: 1, avlPacketId: 1, imei: '352093086403701', codec: 0x8e, records: [record] }), gateway.ports.teltonika, '127.0.0.1');
+    client.send(encodeUdpDatagram({ packetId: 2, avlPacketId: 2, imei: '352093086403702', codec: 0x8e, records: [record] }), gateway.ports.teltonika, '127.0.0.1');
+    for (let i = 0; i < 80 && replies.length < 2; i++) await Bun.sleep(25);
+    expect(replies).toHaveLength(2);
+    const odometers = async (unitId: number) =>
+      (await app.database.rows<{ odometer_m: number | null }>(sql`select odometer_m from positions where unit_id = ${unitId}`)).map((row) => row.odometer_m);
+    expect(await odometers(heavy)).toEqual([null]);
+    expect(await odometers(light)).toEqual([4_242]);
     client.close();
   });
 });

@@ -36,6 +36,8 @@ async function party(label: string, imei: string): Promise<Party> {
   const unitName = `Secret unit of ${label}`;
   const [unit] = await app.database.rows<{ id: number }>(sql`
     insert into units (account_id, imei, name) values (${admin.accountId}, ${imei}, ${unitName}) returning id`);
+  // Spec §6: the ordinary user sees the units given to them.
+  await app.grantUnits(user!.id, [unit!.id]);
   return {
     accountId: admin.accountId,
     adminId: admin.userId,
@@ -102,7 +104,7 @@ const registration = (imei: string) => ({
 });
 
 /** B's objects that the unit endpoints are asked about (set up after the parties, see the last beforeAll). */
-const bUnits = { departmentId: 0, featureProfileId: 0, imageId: 0, freshImei: '356307042480009' };
+const bUnits = { departmentId: 0, featureProfileId: 0, imageId: 0, freshImei: '356307042480009', projectId: 0, tagId: 0 };
 
 /** B's trip and A's own trip (for naming B's user as driver), set up in the trips beforeAll at the end. */
 const trips = { bTripId: 0, bTripBefore: null as unknown, aTripId: 0, bAttestId: 0, bAttestBefore: null as unknown };
@@ -286,6 +288,112 @@ const unitCases: IsolationCase[] = [
     call: (token) => app.call('POST', '/api/units/bulk', { token, body: { unitIds: [a.unitId], task: { kind: 'department', departmentId: bUnits.departmentId } } }),
     statuses: [422],
   },
+  // Unit access (spec §6): B's unit's users, B's user's units, and A's unit or user given B's.
+  { endpoint: 'GET /api/admin/units/{id}/users', call: (token) => app.call('GET', `/api/admin/units/${b.unitId}/users`, { token }), statuses: [403, 404] },
+  {
+    endpoint: 'POST /api/admin/units/{id}/users',
+    call: (token) => app.call('POST', `/api/admin/units/${b.unitId}/users`, { token, body: { userIds: [a.userId] } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'POST /api/admin/units/{id}/users',
+    call: (token) => app.call('POST', `/api/admin/units/${a.unitId}/users`, { token, body: { userIds: [b.userId] } }),
+    statuses: [403, 422],
+  },
+  { endpoint: 'GET /api/admin/users/{userId}/units', call: (token) => app.call('GET', `/api/admin/users/${b.userId}/units`, { token }), statuses: [403, 404] },
+  {
+    endpoint: 'POST /api/admin/users/{userId}/units',
+    call: (token) => app.call('POST', `/api/admin/users/${b.userId}/units`, { token, body: { unitIds: [a.unitId] } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'POST /api/admin/users/{userId}/units',
+    call: (token) => app.call('POST', `/api/admin/users/${a.userId}/units`, { token, body: { unitIds: [b.unitId] } }),
+    statuses: [403, 422],
+  },
+  // B's departments, projects, tags and feature profiles: renamed or deleted by A (spec §5 catalogues).
+  ...(['departments', 'projects', 'tags'] as const).flatMap((kind): IsolationCase[] => {
+    const bId = () => (kind === 'departments' ? bUnits.departmentId : kind === 'projects' ? bUnits.projectId : bUnits.tagId);
+    return [
+      {
+        endpoint: `POST /api/admin/${kind}/{id}`,
+        call: (token) => app.call('POST', `/api/admin/${kind}/${bId()}`, { token, body: { name: 'Hijacked', description: '' } }),
+        statuses: [403, 404],
+      },
+      { endpoint: `DELETE /api/admin/${kind}/{id}`, call: (token) => app.call('DELETE', `/api/admin/${kind}/${bId()}`, { token }), statuses: [403, 404] },
+    ];
+  }),
+  {
+    endpoint: 'POST /api/admin/feature-profiles/{id}',
+    call: (token) => app.call('POST', `/api/admin/feature-profiles/${bUnits.featureProfileId}`, { token, body: { name: 'Hijacked' } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'DELETE /api/admin/feature-profiles/{id}',
+    call: (token) => app.call('DELETE', `/api/admin/feature-profiles/${bUnits.featureProfileId}`, { token }),
+    statuses: [403, 404],
+  },
+];
+
+/** B's default purpose (set up in the purposes beforeAll at the end) and the trip log's attested-trips read. */
+const purposes = { bPurposeId: 0, bBefore: null as unknown };
+const purposeCases: IsolationCase[] = [
+  {
+    endpoint: 'POST /api/purposes/{id}',
+    call: (token) => app.call('POST', `/api/purposes/${purposes.bPurposeId}`, { token, body: { name: 'Hijacked', description: '' } }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'DELETE /api/purposes/{id}',
+    call: (token) => app.call('DELETE', `/api/purposes/${purposes.bPurposeId}`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'GET /api/trips/attested',
+    call: (token) => app.call('GET', `/api/trips/attested?unitId=${b.unitId}&from=2026-03-01&to=2026-03-31`, { token }),
+    statuses: [404],
+  },
+];
+
+/** B's place and A's own place (set up in the places beforeAll at the end). */
+const places = { bPlaceId: 0, aPlaceId: 0, bBefore: null as unknown };
+const placeBody = (unitIds: number[], rules: unknown[] = []) => ({
+  label: 'Hijacked place',
+  address: 'Nowhere 1',
+  latitude: 59.33,
+  longitude: 18.07,
+  radiusM: 100,
+  units: unitIds,
+  rules,
+});
+const placeCases: IsolationCase[] = [
+  { endpoint: 'GET /api/places/{id}', call: (token) => app.call('GET', `/api/places/${places.bPlaceId}`, { token }), statuses: [404] },
+  {
+    endpoint: 'POST /api/places/{id}',
+    call: (token) => app.call('POST', `/api/places/${places.bPlaceId}`, { token, body: placeBody([a.unitId]) }),
+    statuses: [404],
+  },
+  { endpoint: 'DELETE /api/places/{id}', call: (token) => app.call('DELETE', `/api/places/${places.bPlaceId}`, { token }), statuses: [404] },
+  { endpoint: 'POST /api/places', call: (token) => app.call('POST', '/api/places', { token, body: placeBody([b.unitId]) }), statuses: [422] },
+  {
+    endpoint: 'POST /api/places',
+    call: (token) =>
+      app.call('POST', '/api/places', {
+        token,
+        body: placeBody([a.unitId], [{ kind: 'between', otherPlaceId: places.bPlaceId, days: [1], from: '08:00', to: '09:00', category: 'private' }]),
+      }),
+    statuses: [422],
+  },
+  {
+    endpoint: 'POST /api/places/{id}',
+    call: (token) => app.call('POST', `/api/places/${places.aPlaceId}`, { token, body: placeBody([a.unitId, b.unitId]) }),
+    statuses: [422],
+  },
+  {
+    endpoint: 'POST /api/trips/apply-place-rules',
+    call: (token) => app.call('POST', '/api/trips/apply-place-rules', { token, body: { unitId: b.unitId, from: '2026-03-01', to: '2026-03-31' } }),
+    statuses: [404],
+  },
 ];
 
 const cases: IsolationCase[] = [
@@ -297,6 +405,16 @@ const cases: IsolationCase[] = [
   {
     endpoint: 'GET /api/trips',
     call: (token) => app.call('GET', `/api/trips?unitId=${b.unitId}&from=2026-03-01&to=2026-03-31`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'GET /api/trips/export',
+    call: (token) => app.call('GET', `/api/trips/export?unitId=${b.unitId}&from=2026-03-01&to=2026-03-31&format=csv`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'GET /api/reports/congestion',
+    call: (token) => app.call('GET', `/api/reports/congestion?unitId=${b.unitId}&from=2026-02-01&to=2026-02-28`, { token }),
     statuses: [404],
   },
   {
@@ -352,6 +470,8 @@ const cases: IsolationCase[] = [
   },
   ...unitCases,
   ...tripCases,
+  ...placeCases,
+  ...purposeCases,
 ];
 
 /** Parameter and body field names that name an object of some account. Sub-site ids select a brand, not a tenant. */
@@ -470,6 +590,10 @@ beforeAll(async () => {
       values (${b.unitId}, 'Secret harbour of B', ${'{police@example.com}'}, now())`);
     await app.database.rows(sql`update units set car_usage = 'benefit', locked_by = ${b.adminId}, locked_at = now() where id = ${b.unitId}`);
     await app.services.units.addStock({ imeis: [bUnits.freshImei], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
+    const [project] = await app.database.rows<{ id: number }>(sql`insert into projects (account_id, name) values (${b.accountId}, 'Secret project of B') returning id`);
+    const [tag] = await app.database.rows<{ id: number }>(sql`insert into tags (account_id, name) values (${b.accountId}, 'Secret tag of B') returning id`);
+    bUnits.projectId = project!.id;
+    bUnits.tagId = tag!.id;
     bUnits.departmentId = department!.id;
     bUnits.featureProfileId = profile!.id;
     bUnits.imageId = image!.id;
@@ -488,7 +612,12 @@ async function unitSnapshotOfB() {
              (select to_jsonb(o) - 'updated_at' from unit_object_descriptions o where o.unit_id = u.id) as description,
              (select to_jsonb(t) - 'updated_at' from unit_theft_reports t where t.unit_id = u.id) as theft,
              (select count(*)::int from units where imei = ${bUnits.freshImei}) as fresh_imei_used,
-             (select count(*)::int from report_frequency_denials where user_id = ${b.userId}) as denials
+             (select count(*)::int from report_frequency_denials where user_id = ${b.userId}) as denials,
+             (select json_agg(a.user_id order by a.user_id) from unit_access a where a.unit_id = u.id) as access,
+             (select count(*)::int from unit_access where user_id = ${b.userId}) as user_access,
+             (select json_agg(c.name order by c.name) from (
+                select name from departments where account_id = ${b.accountId} union all select name from projects where account_id = ${b.accountId}
+                union all select name from tags where account_id = ${b.accountId} union all select name from feature_profiles where account_id = ${b.accountId}) c) as catalog
       from units u where u.id = ${b.unitId}`);
 }
 
@@ -538,5 +667,70 @@ describe("trips: B's trip", () => {
     expect(await app.database.query('SELECT 1 FROM trip_driver_checkins WHERE user_id = $1', [b.userId])).toEqual([]);
     expect(await app.database.query('SELECT * FROM trip_attests WHERE account_id = $1', [b.accountId])).toEqual(trips.bAttestBefore as never);
     expect(await app.database.query('SELECT 1 FROM trip_attest_log WHERE account_id = $1', [b.accountId])).toEqual([]);
+  });
+});
+
+// B's default purpose (after the parties exist, before any case runs).
+beforeAll(async () => {
+  const [row] = await app.database.query<{ id: number }>(
+    "INSERT INTO purposes (account_id, name, description, created_at) VALUES ($1, 'Secret purpose of B', 'Secret', now()) RETURNING id",
+    [b.accountId],
+  );
+  purposes.bPurposeId = row!.id;
+  purposes.bBefore = await app.database.query('SELECT * FROM purposes WHERE account_id = $1', [b.accountId]);
+});
+
+describe("purposes: B's default purpose", () => {
+  test('after every case above, B’s purposes are as they were and A does not see them', async () => {
+    expect(await app.database.query('SELECT * FROM purposes WHERE account_id = $1', [b.accountId])).toEqual(purposes.bBefore as never);
+    for (const caller of callers) {
+      const list = await app.call('GET', '/api/purposes', { token: caller.token });
+      expect(list.status).toBe(200);
+      expect(JSON.stringify(list.body)).not.toContain('Secret purpose of B');
+    }
+  });
+});
+
+// B's place (assigned to B's unit) and A's place, after the parties exist and before any case runs.
+beforeAll(async () => {
+  const insertPlace = async (accountId: number, unitId: number, label: string) => {
+    const [row] = await app.database.query<{ id: number }>(
+      `INSERT INTO places (account_id, label, address, center, radius_m) VALUES ($1, $2, 'Secret road 1', ST_SetSRID(ST_MakePoint(18.07, 59.33), 4326)::geography, 200)
+       RETURNING id`,
+      [accountId, label],
+    );
+    await app.database.query('INSERT INTO place_units (place_id, unit_id) VALUES ($1, $2)', [row!.id, unitId]);
+    await app.database.query(
+      `INSERT INTO place_rules (place_id, kind, days, from_minute, to_minute, category) VALUES ($1, 'start', '{1,2,3,4,5}', 0, 1440, 'private')`,
+      [row!.id],
+    );
+    return Number(row!.id);
+  };
+  places.bPlaceId = await insertPlace(b.accountId, b.unitId, 'Secret place of B');
+  places.aPlaceId = await insertPlace(a.accountId, a.unitId, 'Place of A');
+  places.bBefore = await placeSnapshotOfB();
+});
+
+async function placeSnapshotOfB() {
+  return app.database.query(
+    `SELECT p.id, p.label, p.address, ST_AsText(p.center) AS center, p.radius_m,
+            (SELECT json_agg(unit_id ORDER BY unit_id) FROM place_units WHERE place_id = p.id) AS units,
+            (SELECT json_agg(json_build_object('kind', kind, 'other', other_place_id, 'category', category) ORDER BY id) FROM place_rules WHERE place_id = p.id) AS rules
+     FROM places p WHERE p.account_id = $1 ORDER BY p.id`,
+    [b.accountId],
+  );
+}
+
+describe("places: B's place", () => {
+  test('after every case above, B’s place is as it was, A’s place holds none of B, and no list shows B’s place', async () => {
+    expect(await placeSnapshotOfB()).toEqual(places.bBefore as never);
+    expect(await app.database.query('SELECT unit_id FROM place_units WHERE place_id = $1', [places.aPlaceId])).toEqual([{ unit_id: a.unitId }]);
+    expect(await app.database.query('SELECT 1 FROM place_rules WHERE other_place_id = $1', [places.bPlaceId])).toEqual([]);
+    expect(await app.database.query('SELECT 1 FROM places WHERE account_id = $1 AND label = $2', [a.accountId, 'Hijacked place'])).toEqual([]);
+    for (const caller of callers) {
+      const list = await app.call('GET', '/api/places', { token: caller.token });
+      expect(list.status).toBe(200);
+      expect(JSON.stringify(list.body)).not.toContain('Secret place of B');
+    }
   });
 });

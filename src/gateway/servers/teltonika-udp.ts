@@ -1,6 +1,6 @@
 import type { udp } from 'bun';
 import type { GatewayContext } from '../context';
-import { decodeUdpDatagram } from '../teltonika';
+import { decodeUdpDatagram, normalize } from '../teltonika';
 
 /**
  * Teltonika over UDP on the TCP port: no handshake and no CRC; each datagram carries the IMEI.
@@ -28,12 +28,14 @@ export async function startTeltonikaUdp(context: GatewayContext, port: number, h
           metrics.unknownDevices += 1;
           return;
         }
+        // The datagram names its IMEI only inside: its IO is read with the device's own model once that is known.
+        const records = datagram.records.map((record) => ({ ...record, normalized: normalize(device.model, record.io, record.eventId) }));
         try {
           await context.ingest.submit({
             unitId: device.unitId,
             protocol: 'teltonika',
             deviceId: datagram.imei,
-            records: datagram.records,
+            records,
             rawFrame: new Uint8Array(buffer),
             remote: address,
             receivedAt,

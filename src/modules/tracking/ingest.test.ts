@@ -70,6 +70,7 @@ test('an older record arriving late is kept in time order and does not move the 
   const latest = new Date(Date.now() - 30_000);
   await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(latest.toISOString(), { latitude: 60 })], receivedAt: new Date() });
   await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 90_000).toISOString(), { latitude: 58 })], receivedAt: new Date() });
+  await writer.drain();
   const [state] = await app.database.rows<{ time: string; lat: number }>(
     sql`select time, ST_Y(geom) as lat from unit_state where unit_id = ${unitId}`,
   );
@@ -89,6 +90,7 @@ test('invalid and future fixes are flagged, not dropped', async () => {
     records: [record(future), record(invalid, { valid: false, satellites: 0 })],
     receivedAt: new Date(),
   });
+  await writer.drain();
   const rows = await app.database.rows<{ time: string; flags: number }>(
     sql`select time, flags from positions where unit_id = ${unitId} and flags <> 0 order by time`,
   );
@@ -112,7 +114,7 @@ test('stored positions and ignition changes are published after commit', async (
     records: [record(new Date(Date.now() - 5_000).toISOString(), { normalized: { ignition: false } })],
     receivedAt: new Date(),
   });
-  // Devices are acknowledged at commit; subscribers run right after, so wait for them here.
+  // Devices are acknowledged at commit; the state writer and subscribers run right after, so wait for them here.
   await writer.drain();
   offPositions();
   offIgnition();
@@ -121,10 +123,10 @@ test('stored positions and ignition changes are published after commit', async (
 
 test('a failing batch rejects every submission in it and stores nothing', async () => {
   const before = (await positions()).length;
-  const broken = writer.submit({ unitId: 999_999, protocol: 'teltonika', deviceId: 'x', records: [record(new Date().toISOString())], receivedAt: new Date() });
+  // A fix without coordinates cannot become a point: the whole batch's transaction fails.
+  const broken = writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 2000).toISOString(), { latitude: Number.NaN })], receivedAt: new Date() });
   const good = writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 1000).toISOString())], receivedAt: new Date() });
   const results = await Promise.allSettled([broken, good]);
-  // Both were in one transaction: the unknown unit's state row fails its foreign key, so neither is stored.
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   expect((await positions()).length).toBe(before);
 });
@@ -153,4 +155,17 @@ test('every ignition and input change inside one frame is published, late record
   await writer.drain();
   for (const unsubscribe of off) unsubscribe();
   expect(seen).toEqual(['ble:4.5', 'ignition:true', 'ignition:false', 'ignition:true', 'din1:true']);
+});
+
+test('devices are acknowledged once their positions are durable; the latest state follows', async () => {
+  const time = new Date(Date.now() - 500);
+  // A unit that no longer exists does not stop the state of the others from being projected.
+  await writer.submit({ unitId: 999_999, protocol: 'teltonika', deviceId: 'gone', records: [record(time.toISOString())], receivedAt: new Date() });
+  await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(time.toISOString(), { latitude: 61 })], receivedAt: new Date() });
+  await writer.drain();
+  const [state] = await app.database.rows<{ time: string; lat: number }>(sql`select time, ST_Y(geom) as lat from unit_state where unit_id = ${unitId}`);
+  expect(new Date(state!.time).getTime()).toBe(time.getTime());
+  expect(state!.lat).toBeCloseTo(61, 6);
+  const orphans = await app.database.rows<{ n: number }>(sql`select count(*)::int as n from unit_state where unit_id = 999999`);
+  expect(orphans[0]!.n).toBe(0);
 });

@@ -42,14 +42,20 @@ interface Pending {
 
 /**
  * The one write path for every protocol. Submissions are gathered for a few milliseconds (or until a
- * batch is full) and written in one transaction: positions (duplicates ignored), raw frames and each
- * unit's latest state. Callers acknowledge devices only after their promise resolves.
+ * batch is full) and written in one transaction: positions (duplicates ignored) and raw frames. Callers
+ * acknowledge devices as soon as their promise resolves, i.e. once the records are durable. Each unit's
+ * latest state is a projection of the stored positions: one state writer at a time folds everything
+ * committed since its last run into unit_state and then publishes the domain events, so the device's
+ * acknowledgement never waits for the projection and the projection never races itself.
  */
 export class IngestWriter {
   private queue: Pending[] = [];
   private queuedRecords = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly running = new Set<Promise<void>>();
+  /** Committed positions and last contacts waiting for the state writer. */
+  private stateBacklog: { positions: StoredPosition[]; lastSeen: Map<number, Date> } = { positions: [], lastSeen: new Map() };
+  private stateRun: Promise<void> | null = null;
 
   constructor(
     private readonly database: DatabaseHandle,
@@ -101,26 +107,28 @@ export class IngestWriter {
     return run;
   }
 
-  /** Waits until everything submitted so far is written. */
+  /** Waits until everything submitted so far is written, projected into unit_state and published. */
   async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.running.size > 0) {
+    for (;;) {
       if (this.queue.length > 0 && this.running.size < (this.options.maxConcurrentBatches ?? 3)) await this.flush();
-      else await Promise.race(this.running);
+      else if (this.running.size > 0) await Promise.race(this.running);
+      else if (this.stateRun) await this.stateRun;
+      else if (this.queue.length === 0 && this.stateBacklog.positions.length === 0 && this.stateBacklog.lastSeen.size === 0) return;
+      else this.projectState();
     }
   }
 
   private async writeBatch(batch: Pending[]): Promise<void> {
     const now = Date.now();
+    const submissions = batch.map((p) => p.submission);
     const positions: StoredPosition[] = [];
-    for (const { submission } of batch) {
+    for (const submission of submissions) {
       for (const record of submission.records) positions.push(toStored(submission.unitId, record, now));
     }
-    let transitions: Transitions = { ignition: [], inputs: [] };
     try {
-      transitions = await this.database.transaction(async (query) => {
-        await insertPositions(query, positions, batch.map((p) => p.submission));
-        if (this.options.keepRawFrames !== false) await insertRawFrames(query, batch.map((p) => p.submission));
-        return updateUnitState(query, positions, batch.map((p) => p.submission));
+      await this.database.transaction(async (query) => {
+        await insertPositions(query, positions, submissions);
+        if (this.options.keepRawFrames !== false) await insertRawFrames(query, submissions);
       });
     } catch (error) {
       this.log.error('ingest batch failed', { error: String(error), submissions: batch.length });
@@ -128,6 +136,37 @@ export class IngestWriter {
       return;
     }
     for (const pending of batch) pending.resolve();
+    for (const position of positions) this.stateBacklog.positions.push(position);
+    for (const submission of submissions) {
+      const seen = this.stateBacklog.lastSeen.get(submission.unitId);
+      if (!seen || seen < submission.receivedAt) this.stateBacklog.lastSeen.set(submission.unitId, submission.receivedAt);
+    }
+    this.projectState();
+  }
+
+  /** Starts the state writer unless it runs already; a running one picks up the backlog when it finishes. */
+  private projectState(): void {
+    if (this.stateRun) return;
+    this.stateRun = (async () => {
+      while (this.stateBacklog.positions.length > 0 || this.stateBacklog.lastSeen.size > 0) {
+        const { positions, lastSeen } = this.stateBacklog;
+        this.stateBacklog = { positions: [], lastSeen: new Map() };
+        await this.writeState(positions, lastSeen);
+      }
+    })().finally(() => {
+      this.stateRun = null;
+    });
+  }
+
+  private async writeState(positions: StoredPosition[], lastSeen: Map<number, Date>): Promise<void> {
+    let transitions: Transitions;
+    try {
+      transitions = await this.database.transaction((query) => updateUnitState(query, positions, lastSeen));
+    } catch (error) {
+      // The positions are stored; the next report of each unit brings its latest state up to date again.
+      this.log.error('unit state update failed', { error: String(error), units: lastSeen.size });
+      return;
+    }
     // Events go out after the commit, so subscribers read what devices were told is stored.
     const byUnit = new Map<number, StoredPosition[]>();
     for (const position of positions) {
@@ -221,15 +260,13 @@ interface Transitions {
  * Keeps each unit's latest state: the newest valid, non-future fix wins (late records never move a
  * unit backwards); last_seen moves on any contact. Returns ignition changes against the stored state.
  */
-async function updateUnitState(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[]): Promise<Transitions> {
+async function updateUnitState(query: Querier, positions: StoredPosition[], lastSeen: Map<number, Date>): Promise<Transitions> {
   const latest = new Map<number, StoredPosition>();
   for (const position of positions) {
     if (position.flags & FLAG_FUTURE) continue;
     const current = latest.get(position.unitId);
     if (!current || position.time > current.time) latest.set(position.unitId, position);
   }
-  const lastSeen = new Map<number, Date>();
-  for (const submission of submissions) lastSeen.set(submission.unitId, submission.receivedAt);
   if (latest.size === 0) return { ignition: [], inputs: [] };
   const units = [...latest.values()].sort((a, b) => a.unitId - b.unitId);
   const previous = await query<{ unit_id: number; ignition: boolean | null; time: string | Date; normalized: NormalizedIo | string | null }>(
@@ -245,6 +282,8 @@ async function updateUnitState(query: Querier, positions: StoredPosition[], subm
      SELECT (e->>0)::int, to_timestamp((e->>1)::float8 / 1000), ST_SetSRID(ST_MakePoint((e->>2)::float8, (e->>3)::float8), 4326),
             (e->>4)::real, (e->>5)::real, (e->>6)::boolean, (e->>7)::boolean, (e->>8)::float8, e->9, to_timestamp((e->>10)::float8 / 1000)
      FROM jsonb_array_elements($1::jsonb) AS e
+     -- A unit deleted since its frame arrived has nothing left to project into.
+     WHERE EXISTS (SELECT 1 FROM units WHERE units.id = (e->>0)::int)
      ON CONFLICT (unit_id) DO UPDATE SET
        time = EXCLUDED.time, geom = EXCLUDED.geom, speed_kmh = EXCLUDED.speed_kmh, course = EXCLUDED.course,
        valid = EXCLUDED.valid, ignition = COALESCE(EXCLUDED.ignition, unit_state.ignition),

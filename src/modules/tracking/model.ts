@@ -80,6 +80,17 @@ export interface TrackedUnit extends LiveState {
   registrationNumber: string;
   imei: string;
   vehicleType: string;
+  /** Spec §3: the unit's marker symbol and colour (#rrggbb) as set on the unit. */
+  markerIcon: string;
+  color: string;
+  /** Spec §4 operating mode the tracker confirmed (24h, 8h, 1h, realtime, theft); null when never set. */
+  operatingMode: string | null;
+  departmentId: number | null;
+  department: string | null;
+  /** Tag names, sorted. */
+  tags: string[];
+  /** The driver checked in on the unit in the trip log (spec §4), by name. */
+  driverName: string | null;
 }
 
 export interface TrackedUnits {

@@ -43,6 +43,10 @@ export interface TrackingServiceOptions {
    * it stores locks, access and working hours; without a provider no unit is locked.
    */
   unitAccess?: (actor: Actor, unitIds: number[] | null) => Promise<Map<number, UnitAccess>>;
+  /** Spec §3/§4: the driver checked in on each unit of the account (trip log), by name. */
+  checkedInDrivers?: (unitIds: number[]) => Promise<Map<number, { name: string }>>;
+  /** Spec §6: the units an ordinary user was given (null: the caller sees every unit of the account). */
+  visibleUnits?: (actor: Actor) => Promise<Set<number> | null>;
 }
 
 /** Whether a unit may be on a user's map now; null: every unit of the account may. */
@@ -97,8 +101,8 @@ const flag = (key: string) => `(s.normalized -> '${key}') = 'true'::jsonb AS ${k
  * Reads the units table for names and the account: a deliberate read-only join, so that the map of a
  * large fleet is one query rather than one per module.
  */
-const STATE_SELECT = `
-  SELECT u.id, u.account_id, u.name, u.registration_number, u.imei, u.vehicle_type,
+const stateSelect = (listColumns = '') => `
+  SELECT u.id, u.account_id, u.name, u.registration_number, u.imei, u.vehicle_type,${listColumns}
          s.time, s.last_seen, s.speed_kmh, s.course, s.valid, s.ignition, s.odometer_m,
          ST_Y(pos.geom) AS lat, ST_X(pos.geom) AS lon,
          CASE WHEN jsonb_typeof(s.normalized -> 'externalVoltageV') = 'number'
@@ -115,6 +119,34 @@ const STATE_SELECT = `
       ORDER BY p.time DESC LIMIT 1
     ) END AS geom
   ) pos`;
+const STATE_SELECT = stateSelect();
+/**
+ * The list also shows and filters by marker, colour, operating mode, department and tags (read-only
+ * joins over the units module's catalogues, so the list stays one query).
+ */
+const LIST_SELECT = stateSelect(`
+         u.marker_icon, u.color, u.operating_mode, u.department_id,
+         (SELECT d.name FROM departments d WHERE d.id = u.department_id) AS department,
+         COALESCE((SELECT array_agg(t.name ORDER BY t.name) FROM unit_tags ut JOIN tags t ON t.id = ut.tag_id WHERE ut.unit_id = u.id), '{}') AS tags,`);
+
+interface ListRow extends StateRow {
+  marker_icon: string;
+  color: string;
+  operating_mode: string | null;
+  department_id: number | null;
+  department: string | null;
+  tags: string[] | string;
+}
+
+/** postgres.js returns text[] as an array; PGlite may hand over the array literal. */
+function parseTags(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  if (value === '{}' || value === '') return [];
+  return value
+    .slice(1, -1)
+    .split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/)
+    .map((tag) => (tag.startsWith('"') ? tag.slice(1, -1).replace(/\\(.)/g, '$1') : tag));
+}
 
 const round = (value: number | null, decimals: number): number | null => {
   if (value === null || value === undefined || !Number.isFinite(Number(value))) return null;
@@ -184,13 +216,16 @@ export function createTrackingService(
 
   /** Spec §6 for one user: null when no unit of the account is locked away from them. */
   async function visibility(actor: Actor): Promise<MapVisibility | null> {
-    if (!options.unitAccess) return null;
-    const access = await options.unitAccess(actor, null);
+    const [access, given] = await Promise.all([
+      options.unitAccess ? options.unitAccess(actor, null) : new Map<number, UnitAccess>(),
+      options.visibleUnits ? options.visibleUnits(actor) : null,
+    ]);
     const restricted = [...access.entries()].filter(([, unit]) => unit.locked && !unit.hasAccess);
-    if (restricted.length === 0) return null;
-    const visible = ((unitId: number, now: Date) => visibleOnMap(access.get(unitId), actor.role, now)) as MapVisibility;
+    if (restricted.length === 0 && given === null) return null;
+    const visible = ((unitId: number, now: Date) => (given === null || given.has(unitId)) && visibleOnMap(access.get(unitId), actor.role, now)) as MapVisibility;
     // Which restricted units are visible now: when this changes (working hours begin or end), the map reloads.
-    visible.key = (now) => restricted.filter(([, unit]) => visibleOnMap(unit, actor.role, now)).map(([id]) => id).join(',');
+    const givenKey = given === null ? '' : `${given.size}:${[...given].reduce((sum, id) => (sum * 31 + id) % 1_000_000_007, 0)}|`;
+    visible.key = (now) => givenKey + restricted.filter(([, unit]) => visibleOnMap(unit, actor.role, now)).map(([id]) => id).join(',');
     return visible;
   }
 
@@ -206,16 +241,28 @@ export function createTrackingService(
     /** Every unit of the caller's account with its latest state, by name. One query however many units. */
     async listUnits(actor: Actor): Promise<TrackedUnits> {
       const now = clock.now();
-      const [rows, visible] = await Promise.all([states('u.account_id = $1', [actor.accountId], 'ORDER BY u.name, u.id'), visibility(actor)]);
+      const [rows, visible] = await Promise.all([
+        database.query<ListRow>(`${LIST_SELECT} WHERE u.account_id = $1 ORDER BY u.name, u.id`, [actor.accountId]),
+        visibility(actor),
+      ]);
+      const shown = visible ? rows.filter((row) => visible(row.id, now)) : rows;
+      const drivers = options.checkedInDrivers && shown.length > 0 ? await options.checkedInDrivers(shown.map((row) => row.id)) : new Map<number, { name: string }>();
       return {
         serverTime: now.toISOString(),
-        units: (visible ? rows.filter((row) => visible(row.id, now)) : rows).map(
+        units: shown.map(
           (row): TrackedUnit => ({
             ...toLiveState(row, now),
             name: row.name,
             registrationNumber: row.registration_number,
             imei: row.imei,
             vehicleType: row.vehicle_type,
+            markerIcon: row.marker_icon,
+            color: row.color,
+            operatingMode: row.operating_mode,
+            departmentId: row.department_id,
+            department: row.department,
+            tags: parseTags(row.tags),
+            driverName: drivers.get(row.id)?.name ?? null,
           }),
         ),
       };
@@ -244,8 +291,9 @@ export function createTrackingService(
     async addresses(actor: Actor, unitIds: number[]): Promise<UnitAddress[]> {
       const ids = [...new Set(unitIds)].slice(0, MAX_ADDRESS_UNITS);
       if (ids.length === 0) return [];
-      const rows = await states('u.account_id = $1 AND u.id = ANY($2::int[])', [actor.accountId, ids]);
-      const byId = new Map(rows.map((row) => [row.id, row]));
+      const [rows, visible] = await Promise.all([states('u.account_id = $1 AND u.id = ANY($2::int[])', [actor.accountId, ids]), visibility(actor)]);
+      const now = clock.now();
+      const byId = new Map(rows.filter((row) => !visible || visible(row.id, now)).map((row) => [row.id, row]));
       const out: UnitAddress[] = [];
       for (const id of ids) {
         const row = byId.get(id);
@@ -278,11 +326,26 @@ export function createTrackingService(
     },
 
     /**
+     * A unit's track in [from, to): valid fixes only, in time order, as epoch ms and WGS 84. No access check
+     * and nothing hidden: for reports that have checked the caller's access to the unit themselves and show
+     * derived facts (payment-station passages), never the positions. Read a month at a time.
+     */
+    async track(unitId: number, from: Date, to: Date): Promise<Array<{ t: number; lat: number; lon: number }>> {
+      const rows = await database.query<{ t: number; lat: number; lon: number }>(
+        `SELECT (extract(epoch FROM time) * 1000)::float8 AS t, ST_Y(geom) AS lat, ST_X(geom) AS lon
+         FROM positions WHERE unit_id = $1 AND time >= $2::timestamptz AND time < $3::timestamptz AND flags = 0
+         ORDER BY time`,
+        [unitId, from.toISOString(), to.toISOString()],
+      );
+      return rows.map((row) => ({ t: Math.round(Number(row.t)), lat: Number(row.lat), lon: Number(row.lon) }));
+    },
+
+    /**
      * A unit's positions of one day in the caller's time zone (spec §5: within the last 7 days, one day
      * at a time), valid fixes only, as compact rows. Another account's unit is a 404.
      */
     async history(actor: Actor, query: { unitId: number; date: string }, timeZone: string): Promise<HistoryDay> {
-      await units.get(actor, query.unitId);
+      await units.visible(actor, query.unitId);
       // Spec §6: a locked car's history follows its live visibility: none for users without access,
       // only the working hours for administrators without access.
       const access = options.unitAccess ? (await options.unitAccess(actor, [query.unitId])).get(query.unitId) : undefined;

@@ -86,6 +86,15 @@ describe('GET /api/tracking/units', () => {
     await ingest(old, [record(ago(40 * 60_000), { speedKmh: 70 })], ago(31 * 60_000));
     await ingest(foreign, [record(ago(5_000))]);
 
+    // Marker, colour, operating mode, department and tags as the units module keeps them.
+    const [department] = await app.database.rows<{ id: number }>(sql`insert into departments (account_id, name) values (${a.accountId}, 'Service') returning id`);
+    const departmentId = department!.id;
+    await app.database.rows(sql`update units set marker_icon = 'truck', color = '#c0392b', operating_mode = 'realtime', department_id = ${departmentId} where id = ${van}`);
+    await app.database.rows(sql`
+      with t as (insert into tags (account_id, name) values (${a.accountId}, 'Stockholm'), (${a.accountId}, 'Kyl, frys') returning id)
+      insert into unit_tags (unit_id, tag_id) select ${van}, id from t`);
+    // The driver checked in on the van in the trip log.
+    await app.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${van}, ${a.userId}, now())`);
     const result = await app.call<TrackedUnits>('GET', '/api/tracking/units', { token: await app.login(a) });
     expect(result.status).toBe(200);
     const { serverTime, units } = result.body.data!;
@@ -116,7 +125,15 @@ describe('GET /api/tracking/units', () => {
       dout3: null,
       ble: [{ mac: '7CD9F4112233', temperatureC: 4.5, humidityPct: 40 }],
       driverId: '01A2B3C4D5E6',
+      markerIcon: 'truck',
+      color: '#c0392b',
+      operatingMode: 'realtime',
+      departmentId,
+      department: 'Service',
+      tags: ['Kyl, frys', 'Stockholm'],
+      driverName: expect.stringMatching(/^Test User \d+$/),
     } satisfies TrackedUnit);
+    expect(units.find((unit) => unit.id === parked)).toMatchObject({ markerIcon: 'car', color: '#0b5cad', operatingMode: null, department: null, tags: [] });
     expect(units.find((unit) => unit.id === parked)!.status).toBe('parked');
     expect(units.find((unit) => unit.id === old)!.status).toBe('offline');
     // A unit that never reported: offline, no position.

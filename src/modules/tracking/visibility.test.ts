@@ -82,6 +82,8 @@ beforeAll(async () => {
   user = { ...admin, userId: row!.id, role: 'user' };
   openCar = await addUnit('Pool car', '356307042499001');
   lockedCar = await addUnit('Benefit car', '356307042499002');
+  // Spec §6: the ordinary user sees the units given to them; both are (the locked car's access is the map's rule here).
+  await app.grantUnits(user.userId);
   app.clock.set(IN_HOURS);
   await fix(openCar, '2026-03-02T07:30:00Z', 59.3);
   await fix(lockedCar, '2026-03-02T07:30:00Z', 59.31);

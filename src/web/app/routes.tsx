@@ -8,6 +8,9 @@ import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
 import { NotFoundPage, StandaloneNotFoundPage } from '../features/errors/NotFoundPage';
 import { MapPage } from '../features/map/MapPage';
 import { TriplogPage } from '../features/triplog/TriplogPage';
+import { PlaceEditPage } from '../features/places/PlaceEditPage';
+import { PlacesPage } from '../features/places/PlacesPage';
+import { CongestionReportPage } from '../features/reports/CongestionReportPage';
 import { RegisterPage } from '../features/registration/RegisterPage';
 import { AddTerminalPage } from '../features/units/AddTerminalPage';
 import { UnitEditPage } from '../features/units/UnitEditPage';
@@ -64,6 +67,13 @@ function SafeReturnHomeRoute() {
   return <NotFoundPage />;
 }
 
+/** Places: hidden for a basic-only subscription (spec §2), which is sent to its landing page. */
+function PlacesRoute() {
+  const session = useSession();
+  if (session?.user.userHasOnlyBasSubscription) return <Navigate to={landingPath(session.user)} replace />;
+  return <Outlet />;
+}
+
 /** Unknown paths: not-found inside the shell for a signed-in user, a page of its own otherwise. */
 function UnknownRoute() {
   const session = useSession();
@@ -81,11 +91,8 @@ function UnknownRoute() {
  * show not-found until their feature lands: nothing shows made-up data.
  */
 const PENDING_USER_ROUTES = [
-  'user/create-triplog/congestionreportnew',
   'user/geofences',
   'user/geofences/add-edit-geofences/:geofenceID?',
-  'user/places',
-  'user/places/add-edit-places/:placeID?',
 ];
 const PENDING_ADMIN_ROUTES = ['administration/user-accounts', 'administration/configure-alarm-receiver'];
 
@@ -122,7 +129,12 @@ export function AppRoutes() {
             <Route path="user/realtime-tracking" element={<MapRoute />} />
             <Route path="user/car-schedule" element={<CarScheduleRoute />} />
             <Route path="user/create-triplog" element={<TriplogPage />} />
+            <Route path="user/create-triplog/congestionreportnew" element={<CongestionReportPage />} />
             <Route path="user/edit-terminal-list" element={<UnitListPage />} />
+            <Route element={<PlacesRoute />}>
+              <Route path="user/places" element={<PlacesPage />} />
+              <Route path="user/places/add-edit-places/:placeID?" element={<PlaceEditPage />} />
+            </Route>
             <Route path="user/edit-terminal" element={<UnitEditPage />} />
             <Route element={<RequireAdminOrSupport />}>
               <Route path="administration/add-terminal" element={<AddTerminalPage />} />

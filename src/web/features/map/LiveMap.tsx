@@ -11,7 +11,7 @@ import { type HistoryView, loadHistory, positionAt } from './history';
 import type { MapHandle, ReplayMarker } from './MapCanvas';
 import mapCss from './map.css' with { type: 'text' };
 import { FleetStore, type TrackedUnit } from './store';
-import { EMPTY_FILTER, type UnitFilter, UnitPanel, unitMatcher } from './UnitPanel';
+import { EMPTY_FILTER, type FilterChoices, type UnitFilter, UnitPanel, unitMatcher } from './UnitPanel';
 import { UnitPopup } from './UnitPopup';
 
 const MapCanvas = lazy(() => import('./MapCanvas'));
@@ -122,21 +122,31 @@ export default function LiveMap() {
 
   const f = useMemo(() => formatters(i18n.language), [i18n.language]);
   const include = useMemo(() => unitMatcher(filter), [filter]);
-  const filterKey = `${filter.search}|${[...filter.statuses].sort().join(',')}|${filter.vehicleType}|${store.listVersion}`;
+  const filterKey = `${filter.search}|${[...filter.statuses].sort().join(',')}|${filter.vehicleType}|${filter.department}|${filter.tag}|${store.listVersion}`;
 
   // Derived lists (re-read on the throttled version): filtered units, counts per status, vehicle types present.
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` stands for the store's content.
-  const { shown, counts, vehicleTypes } = useMemo(() => {
+  const { shown, counts, choices } = useMemo(() => {
     const counts: Record<UnitStatus, number> = { moving: 0, parked: 0, offline: 0 };
     const types = new Set<string>();
+    const departments = new Map<string, string>();
+    const tags = new Set<string>();
     const shown: TrackedUnit[] = [];
     for (const unit of store.units) {
       counts[unit.status] += 1;
       types.add(unit.vehicleType);
+      if (unit.departmentId !== null && unit.department) departments.set(String(unit.departmentId), unit.department);
+      for (const tag of unit.tags ?? []) tags.add(tag);
       if (include(unit)) shown.push(unit);
     }
-    return { shown, counts, vehicleTypes: [...types].sort() };
-  }, [version, include, store]);
+    const byName = (a: string, b: string) => a.localeCompare(b, i18n.language);
+    const choices: FilterChoices = {
+      vehicleTypes: [...types].sort(),
+      departments: [...departments].map(([id, name]) => ({ id, name })).sort((a, b) => byName(a.name, b.name)),
+      tags: [...tags].sort(byName),
+    };
+    return { shown, counts, choices };
+  }, [version, include, store, i18n.language]);
 
   const pick = useCallback((id: number) => {
     setSelectedId(id);
@@ -191,7 +201,7 @@ export default function LiveMap() {
         units={shown}
         total={store.units.length}
         counts={counts}
-        vehicleTypes={vehicleTypes}
+        choices={choices}
         filter={filter}
         onFilter={setFilter}
         selectedId={selectedId}

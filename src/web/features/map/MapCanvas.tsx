@@ -10,7 +10,7 @@ import { DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM, fetchOnlineStyle, mapLanguage
 import { CLUSTER_MAX_ZOOM, type ClusterMarker, ClusterIndex } from './clusters';
 import type { HistoryView } from './history';
 import type { FleetStore, TrackedUnit } from './store';
-import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, type IconAtlas, markerSymbol, STATUS_COLORS } from './symbols';
+import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, type IconAtlas, markerSymbol, rgbOf, STATUS_COLORS } from './symbols';
 
 const INTERLEAVED = new URLSearchParams(window.location.search).get('deck') !== 'overlaid';
 
@@ -213,12 +213,24 @@ function buildLayers(c: Controller, units: TrackedUnit[], clusters: ClusterMarke
       sizeUnits: 'pixels',
     }),
     new IconLayer<TrackedUnit>({
+      id: 'unit-discs',
+      data: units,
+      iconAtlas: atlas.canvas as unknown as string,
+      iconMapping: atlas.mapping,
+      getIcon: () => 'disc',
+      getPosition: (unit) => [unit.lon!, unit.lat!],
+      // Spec §3: the unit's own colour; an offline unit fades.
+      getColor: (unit) => [...rgbOf(unit.color), unit.status === 'offline' ? 150 : 255],
+      getSize: BADGE_SIZE,
+      sizeUnits: 'pixels',
+    }),
+    new IconLayer<TrackedUnit>({
       id: 'units',
       data: units,
       pickable: true,
       iconAtlas: atlas.canvas as unknown as string,
       iconMapping: atlas.mapping,
-      getIcon: (unit) => `${markerSymbol(unit.vehicleType)}:${unit.status}`,
+      getIcon: (unit) => `${markerSymbol(unit.markerIcon)}:${unit.status}`,
       getPosition: (unit) => [unit.lon!, unit.lat!],
       getSize: BADGE_SIZE,
       sizeUnits: 'pixels',

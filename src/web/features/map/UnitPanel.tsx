@@ -12,32 +12,46 @@ export interface UnitFilter {
   search: string;
   statuses: ReadonlySet<UnitStatus>;
   vehicleType: string;
+  /** Department id as text ('' = all). */
+  department: string;
+  /** Tag name ('' = all). */
+  tag: string;
 }
 
-export const EMPTY_FILTER: UnitFilter = { search: '', statuses: new Set(UNIT_STATUSES), vehicleType: '' };
+export const EMPTY_FILTER: UnitFilter = { search: '', statuses: new Set(UNIT_STATUSES), vehicleType: '', department: '', tag: '' };
+
+/** The departments and tags present among the units, for the filter choices. */
+export interface FilterChoices {
+  vehicleTypes: string[];
+  departments: Array<{ id: string; name: string }>;
+  tags: string[];
+}
 
 export function normalizeSearch(text: string): string {
   return text.trim().toLocaleLowerCase().replace(/[\s-]+/g, '');
 }
 
-/** The filter as a predicate: name, registration number or IMEI contain the search; status and type match. */
+/** The filter as a predicate: name, registration number, IMEI or driver contain the search; status, type, department and tag match. */
 export function unitMatcher(filter: UnitFilter): (unit: TrackedUnit) => boolean {
   const needle = normalizeSearch(filter.search);
   const allStatuses = filter.statuses.size === UNIT_STATUSES.length;
   return (unit) =>
     (allStatuses || filter.statuses.has(unit.status)) &&
     (filter.vehicleType === '' || unit.vehicleType === filter.vehicleType) &&
+    (filter.department === '' || String(unit.departmentId ?? '') === filter.department) &&
+    (filter.tag === '' || (unit.tags ?? []).includes(filter.tag)) &&
     (needle === '' ||
       normalizeSearch(unit.name).includes(needle) ||
       normalizeSearch(unit.registrationNumber).includes(needle) ||
-      unit.imei.includes(needle));
+      unit.imei.includes(needle) ||
+      (unit.driverName !== null && unit.driverName !== undefined && normalizeSearch(unit.driverName).includes(needle)));
 }
 
 export interface UnitPanelProps {
   units: readonly TrackedUnit[];
   total: number;
   counts: Record<UnitStatus, number>;
-  vehicleTypes: string[];
+  choices: FilterChoices;
   filter: UnitFilter;
   onFilter: (filter: UnitFilter) => void;
   selectedId: number | null;
@@ -52,6 +66,9 @@ export function UnitPanel(props: UnitPanelProps) {
   const { t } = useTranslation();
   const searchId = useId();
   const typeId = useId();
+  const departmentId = useId();
+  const tagId = useId();
+  const { choices } = props;
   const { filter, f, now } = props;
   const selectedIndex = props.selectedId === null ? -1 : props.units.findIndex((unit) => unit.id === props.selectedId);
 
@@ -93,19 +110,52 @@ export function UnitPanel(props: UnitPanelProps) {
             </label>
           ))}
         </fieldset>
-        {props.vehicleTypes.length > 1 && (
-          <div className="type-filter">
-            <label htmlFor={typeId}>{t('map.vehicleTypeFilter')}</label>
-            <select id={typeId} value={filter.vehicleType} onChange={(event) => props.onFilter({ ...filter, vehicleType: event.target.value })}>
-              <option value="">{t('map.allVehicleTypes')}</option>
-              {props.vehicleTypes.map((type) => (
-                <option key={type} value={type}>
-                  {t(`map.vehicleType.${type}`, { defaultValue: type })}
-                </option>
-              ))}
-            </select>
-          </div>
-        )}
+        <div className="select-filters">
+          {choices.vehicleTypes.length > 1 && (
+            <div className="type-filter">
+              <label htmlFor={typeId}>{t('map.vehicleTypeFilter')}</label>
+              <select id={typeId} value={filter.vehicleType} onChange={(event) => props.onFilter({ ...filter, vehicleType: event.target.value })}>
+                <option value="">{t('map.allVehicleTypes')}</option>
+                {choices.vehicleTypes.map((type) => (
+                  <option key={type} value={type}>
+                    {t(`map.vehicleType.${type}`, { defaultValue: type })}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          {choices.departments.length > 0 && (
+            <div className="type-filter">
+              <label htmlFor={departmentId}>{t('map.departmentFilter')}</label>
+              <select
+                id={departmentId}
+                value={filter.department}
+                onChange={(event) => props.onFilter({ ...filter, department: event.target.value })}
+                data-testid="department-filter"
+              >
+                <option value="">{t('map.allDepartments')}</option>
+                {choices.departments.map((department) => (
+                  <option key={department.id} value={department.id}>
+                    {department.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          {choices.tags.length > 0 && (
+            <div className="type-filter">
+              <label htmlFor={tagId}>{t('map.tagFilter')}</label>
+              <select id={tagId} value={filter.tag} onChange={(event) => props.onFilter({ ...filter, tag: event.target.value })} data-testid="tag-filter">
+                <option value="">{t('map.allTags')}</option>
+                {choices.tags.map((tag) => (
+                  <option key={tag} value={tag}>
+                    {tag}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+        </div>
       </div>
       <p className="panel-count" aria-live="polite" data-testid="unit-count">
         {t('map.shown', { shown: props.units.length, total: props.total })}
@@ -143,6 +193,12 @@ export function UnitPanel(props: UnitPanelProps) {
                 <span className="unit-meta">
                   {unit.registrationNumber || unit.imei} · <span data-field="speed">{f.speed(unit.speed)}</span> ·{' '}
                   <span data-field="last-seen">{f.lastSeen(unit.lastSeen, now)}</span>
+                  {unit.driverName && (
+                    <>
+                      {' · '}
+                      <span data-field="driver">{unit.driverName}</span>
+                    </>
+                  )}
                 </span>
                 <span className="unit-address">{address === undefined ? '…' : (address ?? '')}</span>
               </button>

@@ -49,7 +49,8 @@ export function UnitPopup({
     [t('map.popup.voltage'), f.voltage(unit.externalVoltageV)],
     [t('map.popup.inputs'), `DIN1 ${onOff(unit.din1, t)} · DIN2 ${onOff(unit.din2, t)} · DIN3 ${onOff(unit.din3, t)}`],
     [t('map.popup.outputs'), `DOUT1 ${onOff(unit.dout1, t)} · DOUT2 ${onOff(unit.dout2, t)} · DOUT3 ${onOff(unit.dout3, t)}`],
-    [t('map.popup.driver'), unit.driverId ?? t('map.popup.noDriver')],
+    [t('map.popup.driver'), unit.driverName ?? unit.driverId ?? t('map.popup.noDriver'), 'driver'],
+    [t('map.popup.operatingMode'), unit.operatingMode ? t(`map.operatingMode.${unit.operatingMode}`) : '–', 'operating-mode'],
     [t('map.popup.address'), address === undefined ? t('common.loading') : (address ?? '–'), 'address'],
   ];
   return (

@@ -100,13 +100,25 @@ describe('unit list filter', () => {
 
   test('search matches name, registration number (spaces and dashes ignored) and IMEI; status and type filter', () => {
     expect(normalizeSearch(' ABC-123 ')).toBe('abc123');
-    const match = unitMatcher({ search: 'abc 123', statuses: new Set(['moving', 'parked', 'offline']), vehicleType: '' });
+    const match = unitMatcher({ search: 'abc 123', statuses: new Set(['moving', 'parked', 'offline']), vehicleType: '', department: '', tag: '' });
     expect(match(unit('Van', 'ABC123', 'moving'))).toBe(true);
     expect(match(unit('Van', 'XYZ999', 'moving'))).toBe(false);
-    expect(unitMatcher({ search: '3500000', statuses: new Set(['moving', 'parked', 'offline']), vehicleType: '' })(unit('Van', '', 'parked'))).toBe(true);
-    const parkedLorries = unitMatcher({ search: '', statuses: new Set(['parked']), vehicleType: 'lorry' });
+    expect(unitMatcher({ search: '3500000', statuses: new Set(['moving', 'parked', 'offline']), vehicleType: '', department: '', tag: '' })(unit('Van', '', 'parked'))).toBe(true);
+    const parkedLorries = unitMatcher({ search: '', statuses: new Set(['parked']), vehicleType: 'lorry', department: '', tag: '' });
     expect(parkedLorries(unit('A', '', 'parked', 'lorry'))).toBe(true);
     expect(parkedLorries(unit('A', '', 'moving', 'lorry'))).toBe(false);
     expect(parkedLorries(unit('A', '', 'parked', 'bus'))).toBe(false);
+  });
+
+  test('department and tag filters, and the checked-in driver is searchable', () => {
+    const all = new Set(['moving', 'parked', 'offline'] as const);
+    const service = { ...unit('Van', '', 'parked'), departmentId: 7, department: 'Service', tags: ['Kyl', 'Stockholm'], driverName: 'Anna Berg' } as TrackedUnit;
+    const sales = { ...unit('Car', '', 'parked'), departmentId: 8, department: 'Sales', tags: [], driverName: null } as TrackedUnit;
+    const inService = unitMatcher({ search: '', statuses: all, vehicleType: '', department: '7', tag: '' });
+    expect([service, sales].filter(inService)).toEqual([service]);
+    const tagged = unitMatcher({ search: '', statuses: all, vehicleType: '', department: '', tag: 'Kyl' });
+    expect([service, sales].filter(tagged)).toEqual([service]);
+    const byDriver = unitMatcher({ search: 'anna', statuses: all, vehicleType: '', department: '', tag: '' });
+    expect([service, sales].filter(byDriver)).toEqual([service]);
   });
 });

@@ -142,7 +142,8 @@ export class FleetStore {
         continue;
       }
       const previous = this.units[at]!;
-      this.units[at] = { ...state, name: previous.name, registrationNumber: previous.registrationNumber, imei: previous.imei, vehicleType: previous.vehicleType };
+      // The live state replaces the old one; what only the list carries (name, marker, tags…) stays.
+      this.units[at] = { ...previous, ...state };
       this.changed.add(state.id);
     }
     this.probe.unitsReceived += states.length;

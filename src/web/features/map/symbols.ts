@@ -25,27 +25,26 @@ export const VEHICLE_TYPES = [
   'others',
 ] as const;
 
-export type MarkerSymbol = 'car' | 'truck' | 'bus' | 'bike' | 'machine' | 'trailer' | 'boat' | 'tool' | 'other';
+/** Spec §3: the marker symbols a unit may be given (the units module's MARKER_ICONS). */
+export const MARKER_SYMBOLS = ['car', 'van', 'truck', 'bus', 'motorcycle', 'boat', 'tractor', 'excavator', 'trailer', 'bicycle', 'tool', 'pin'] as const;
+export type MarkerSymbol = (typeof MARKER_SYMBOLS)[number];
 
-const SYMBOL_OF: Record<string, MarkerSymbol> = {
-  passenger_car: 'car',
-  off_road: 'car',
-  lorry: 'truck',
-  bus: 'bus',
-  motorcycle: 'bike',
-  moped: 'bike',
-  cycle: 'bike',
-  agricultural: 'machine',
-  forestry: 'machine',
-  heavy_equipment: 'machine',
-  trailer: 'trailer',
-  motorboat: 'boat',
-  sailing_boat: 'boat',
-  tool: 'tool',
-};
+/** The unit's own symbol; an unknown one (a newer server) shows as a pin. */
+export function markerSymbol(icon: string): MarkerSymbol {
+  return (MARKER_SYMBOLS as readonly string[]).includes(icon) ? (icon as MarkerSymbol) : 'pin';
+}
 
-export function markerSymbol(vehicleType: string): MarkerSymbol {
-  return SYMBOL_OF[vehicleType] ?? 'other';
+const HEX_COLOR = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i;
+const colorCache = new Map<string, [number, number, number]>();
+/** '#rrggbb' as RGB; the default marker blue when malformed. */
+export function rgbOf(hex: string): [number, number, number] {
+  let rgb = colorCache.get(hex);
+  if (!rgb) {
+    const match = HEX_COLOR.exec(hex);
+    rgb = match ? [Number.parseInt(match[1]!, 16), Number.parseInt(match[2]!, 16), Number.parseInt(match[3]!, 16)] : [11, 92, 173];
+    colorCache.set(hex, rgb);
+  }
+  return rgb;
 }
 
 export const STATUS_COLORS: Record<UnitStatus, [number, number, number]> = {
@@ -58,17 +57,24 @@ export function cssColor([r, g, b]: [number, number, number]): string {
   return `rgb(${r} ${g} ${b})`;
 }
 
+const WHEEL = (x: number, y: number) => `M${x} ${y + 1.5}a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z`;
+const BIKE = ['M6 18a3 3 0 1 0 0-6 3 3 0 0 0 0 6z', 'M18 18a3 3 0 1 0 0-6 3 3 0 0 0 0 6z', 'M6 15l4-7h5l3 7', 'M10 8l2 7'];
+const MACHINE = ['M3 14h12v4H3z', 'M6 14V9h5l2 5', 'M15 12l4-6 2 1', 'M19 6l2 7'];
+
 /** 24×24 outline glyphs, drawn white inside the badge. */
 const GLYPHS: Record<MarkerSymbol, string[]> = {
   car: ['M4 14l2-5.5h12l2 5.5v4H4z', 'M7.5 18v2', 'M16.5 18v2', 'M4 14h16'],
-  truck: ['M2 6h11v10H2z', 'M13 9h5l3 4v3h-8z', 'M6 19a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z', 'M17 19a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z'],
+  van: ['M3 6h11l4 5h3v6H3z', 'M14 6v5h4', WHEEL(7, 17.5), WHEEL(17, 17.5)],
+  truck: ['M2 6h11v10H2z', 'M13 9h5l3 4v3h-8z', WHEEL(6, 17.5), WHEEL(17, 17.5)],
   bus: ['M5 3h14v15H5z', 'M5 11h14', 'M8 21v-3', 'M16 21v-3', 'M8 7h8'],
-  bike: ['M6 18a3 3 0 1 0 0-6 3 3 0 0 0 0 6z', 'M18 18a3 3 0 1 0 0-6 3 3 0 0 0 0 6z', 'M6 15l4-7h5l3 7', 'M10 8l2 7'],
-  machine: ['M3 14h12v4H3z', 'M6 14V9h5l2 5', 'M15 12l4-6 2 1', 'M19 6l2 7'],
-  trailer: ['M3 6h15v9H3z', 'M18 13h4', 'M8 18a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z', 'M13 18a1.5 1.5 0 1 0 0-3 1.5 1.5 0 0 0 0 3z'],
+  motorcycle: ['M5 18a3 3 0 1 0 0-6 3 3 0 0 0 0 6z', 'M19 18a3 3 0 1 0 0-6 3 3 0 0 0 0 6z', 'M5 15h6l4-5h3l1 5', 'M13 8h3'],
   boat: ['M3 15h18l-3 5H6z', 'M12 3v12', 'M12 4l6 9h-6'],
+  tractor: MACHINE,
+  excavator: ['M3 16h11v3H3z', 'M5 16v-4h6v4', 'M11 12l5-7 4 3', 'M20 8l-1 5h-3'],
+  trailer: ['M3 6h15v9H3z', 'M18 13h4', WHEEL(8, 16.5), WHEEL(13, 16.5)],
+  bicycle: BIKE,
   tool: ['M14 4a5 5 0 0 0-4.5 7L3 17.5 6.5 21l6.5-6.5A5 5 0 0 0 20 10l-3 1-3-3 1-3z'],
-  other: ['M12 3l8 4.5v9L12 21l-8-4.5v-9z', 'M12 12l8-4.5', 'M12 12v9', 'M12 12 4 7.5'],
+  pin: ['M12 21s-6-6.5-6-11a6 6 0 0 1 12 0c0 4.5-6 11-6 11z', 'M12 12.5a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5z'],
 };
 
 export const BADGE_SIZE = 40;
@@ -79,35 +85,43 @@ export interface IconAtlas {
   mapping: Record<string, { x: number; y: number; width: number; height: number; anchorY: number; mask: boolean }>;
 }
 
-/** Badge icons (one per symbol and status) and the heading arrow, in one canvas. */
+/**
+ * A unit's marker is two icons over each other: a disc drawn as a mask (tinted per unit with its own
+ * colour) and, on top, the white glyph of its symbol inside a ring telling its status (moving, parked,
+ * offline): 12 × 3 cells rather than one per colour. The heading arrow is a mask too.
+ */
 export function buildIconAtlas(pixelRatio = 2): IconAtlas {
-  const symbols = Object.keys(GLYPHS) as MarkerSymbol[];
+  const symbols = [...MARKER_SYMBOLS];
   const statuses = Object.keys(STATUS_COLORS) as UnitStatus[];
   const cell = BADGE_SIZE * pixelRatio;
   const arrow = ARROW_SIZE * pixelRatio;
   const canvas = document.createElement('canvas');
-  canvas.width = Math.max(cell * symbols.length, arrow);
+  canvas.width = Math.max(cell * symbols.length, arrow + cell);
   canvas.height = cell * statuses.length + arrow;
   const ctx = canvas.getContext('2d');
   const mapping: IconAtlas['mapping'] = {};
   if (!ctx) return { canvas, mapping };
+  const r = cell / 2;
   statuses.forEach((status, row) => {
     symbols.forEach((symbol, column) => {
       const x = column * cell;
       const y = row * cell;
-      const r = cell / 2;
       ctx.save();
       ctx.translate(x, y);
+      // Status ring: white separates it from the disc's colour, whatever that is.
       ctx.beginPath();
-      ctx.arc(r, r, r - 2 * pixelRatio, 0, Math.PI * 2);
-      ctx.fillStyle = cssColor(STATUS_COLORS[status]);
-      ctx.fill();
-      ctx.lineWidth = 2.5 * pixelRatio;
+      ctx.arc(r, r, r - 3 * pixelRatio, 0, Math.PI * 2);
+      ctx.lineWidth = 4 * pixelRatio;
+      ctx.strokeStyle = cssColor(STATUS_COLORS[status]);
+      ctx.stroke();
+      ctx.beginPath();
+      ctx.arc(r, r, r - 5.5 * pixelRatio, 0, Math.PI * 2);
+      ctx.lineWidth = 1.2 * pixelRatio;
       ctx.strokeStyle = '#ffffff';
       ctx.stroke();
-      // The glyph: 24 units scaled into the inner 60 % of the badge.
-      const scale = (cell * 0.6) / 24;
-      ctx.translate(cell * 0.2, cell * 0.2);
+      // The glyph: 24 units scaled into the inner 56 % of the badge.
+      const scale = (cell * 0.56) / 24;
+      ctx.translate(cell * 0.22, cell * 0.22);
       ctx.scale(scale, scale);
       ctx.lineWidth = 2;
       ctx.lineCap = 'round';
@@ -118,8 +132,14 @@ export function buildIconAtlas(pixelRatio = 2): IconAtlas {
       mapping[`${symbol}:${status}`] = { x, y, width: cell, height: cell, anchorY: cell / 2, mask: false };
     });
   });
-  // Heading arrow: a wedge at the top of a square whose centre is the unit, drawn as a mask (coloured per unit).
   const ay = cell * statuses.length;
+  // The disc under every badge, tinted with the unit's colour.
+  ctx.beginPath();
+  ctx.arc(arrow + r, ay + r, r - 3 * pixelRatio, 0, Math.PI * 2);
+  ctx.fillStyle = '#000000';
+  ctx.fill();
+  mapping.disc = { x: arrow, y: ay, width: cell, height: cell, anchorY: cell / 2, mask: true };
+  // Heading arrow: a wedge at the top of a square whose centre is the unit, drawn as a mask (coloured per unit).
   ctx.save();
   ctx.translate(0, ay);
   ctx.beginPath();
