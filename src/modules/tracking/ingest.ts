@@ -126,10 +126,7 @@ export class IngestWriter {
       for (const record of submission.records) positions.push(toStored(submission.unitId, record, now));
     }
     try {
-      await this.database.transaction(async (query) => {
-        await insertPositions(query, positions, submissions);
-        if (this.options.keepRawFrames !== false) await insertRawFrames(query, submissions);
-      });
+      await insertBatch(this.database.query, positions, submissions, this.options.keepRawFrames !== false);
     } catch (error) {
       this.log.error('ingest batch failed', { error: String(error), submissions: batch.length });
       for (const pending of batch) pending.reject(error);
@@ -205,48 +202,52 @@ function toStored(unitId: number, record: DecodedRecord, now: number): StoredPos
   };
 }
 
-function toJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+/**
+ * Rows are JSON-safe by construction (raw IO through ioToJson, the normalised view holds no bigint), so the
+ * native stringify runs without a replacer: a replacer is called for every value and was the gateway's
+ * largest CPU cost under load.
+ */
+function toJson(rows: unknown[][]): string {
+  return JSON.stringify(rows);
 }
 
-async function insertPositions(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[]) {
-  if (positions.length === 0) return;
+/**
+ * Positions and raw frames of a batch in ONE statement (a data-modifying CTE): atomic without BEGIN/COMMIT,
+ * one round trip, and no connection left idle in a transaction while this process is busy decoding frames.
+ * Each part is one JSON document of row tuples: one native stringify here, one parse in the server, no
+ * per-value escaping, and the io/normalized objects go in without being encoded twice.
+ */
+async function insertBatch(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[], keepRawFrames: boolean) {
+  if (positions.length === 0 && !keepRawFrames) return;
   const received = new Map<number, number>();
   for (const submission of submissions) received.set(submission.unitId, submission.receivedAt.getTime());
   const records = submissions.flatMap((s) => s.records);
-  // The whole batch as one JSON document of row tuples: one native stringify here, one parse in the
-  // server, no per-value escaping, and the io/normalized objects go in without being encoded twice.
   const rows = positions.map((p, i) => {
     const r = records[i]!;
     return [p.unitId, p.time.getTime(), received.get(p.unitId), p.longitude, p.latitude, r.altitude, p.speedKmh, p.course, r.satellites,
       p.valid, p.flags, p.ignition ?? null, p.odometerM ?? null, r.priority, r.eventId, ioToJson(r.io), p.normalized];
   });
+  const frames = keepRawFrames
+    ? submissions
+        .filter((s) => s.rawFrame)
+        .map((f) => [f.receivedAt.getTime(), f.protocol, f.deviceId, f.remote ?? '', Buffer.from(f.rawFrame!).toString('hex')])
+    : [];
   await query(
-    `INSERT INTO positions (unit_id, time, received_at, geom, altitude, speed_kmh, course, satellites, valid, flags,
-                            ignition, odometer_m, priority, event_id, io, normalized)
-     SELECT (e->>0)::int, to_timestamp((e->>1)::float8 / 1000), to_timestamp((e->>2)::float8 / 1000),
-            ST_SetSRID(ST_MakePoint((e->>3)::float8, (e->>4)::float8), 4326), (e->>5)::real, (e->>6)::real, (e->>7)::real,
-            (e->>8)::smallint, (e->>9)::boolean, (e->>10)::smallint, (e->>11)::boolean, (e->>12)::float8, (e->>13)::smallint,
-            (e->>14)::int, e->15, e->16
-     FROM jsonb_array_elements($1::jsonb) AS e
-     ON CONFLICT (unit_id, time) DO NOTHING`,
-    [toJson(rows)],
-  );
-}
-
-async function insertRawFrames(query: Querier, submissions: IngestSubmission[]) {
-  const frames = submissions.filter((s) => s.rawFrame);
-  if (frames.length === 0) return;
-  await query(
-    `INSERT INTO raw_frames (received_at, protocol, device_id, remote, payload)
-     SELECT r, p, d, rm, decode(hx, 'hex') FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(r, p, d, rm, hx)`,
-    [
-      frames.map((f) => f.receivedAt.toISOString()),
-      frames.map((f) => f.protocol),
-      frames.map((f) => f.deviceId),
-      frames.map((f) => f.remote ?? ''),
-      frames.map((f) => Buffer.from(f.rawFrame!).toString('hex')),
-    ],
+    `WITH stored AS (
+       INSERT INTO positions (unit_id, time, received_at, geom, altitude, speed_kmh, course, satellites, valid, flags,
+                              ignition, odometer_m, priority, event_id, io, normalized)
+       SELECT (e->>0)::int, to_timestamp((e->>1)::float8 / 1000), to_timestamp((e->>2)::float8 / 1000),
+              ST_SetSRID(ST_MakePoint((e->>3)::float8, (e->>4)::float8), 4326), (e->>5)::real, (e->>6)::real, (e->>7)::real,
+              (e->>8)::smallint, (e->>9)::boolean, (e->>10)::smallint, (e->>11)::boolean, (e->>12)::float8, (e->>13)::smallint,
+              (e->>14)::int, e->15, e->16
+       FROM jsonb_array_elements($1::jsonb) AS e
+       ON CONFLICT (unit_id, time) DO NOTHING
+       RETURNING 1
+     )
+     INSERT INTO raw_frames (received_at, protocol, device_id, remote, payload)
+     SELECT to_timestamp((f->>0)::float8 / 1000), f->>1, f->>2, f->>3, decode(f->>4, 'hex')
+     FROM jsonb_array_elements($2::jsonb) AS f`,
+    [toJson(rows), JSON.stringify(frames)],
   );
 }
 

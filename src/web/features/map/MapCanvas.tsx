@@ -448,6 +448,10 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
     }
 
     map.addControl(controller.overlay);
+    // The layers' first draw compiles their WebGL programs and the label font atlas, slow with software
+    // rendering: do it now with no data, while the unit list downloads. The real layers keep the same ids,
+    // so deck.gl reuses those programs.
+    requestDraw(controller);
     const redraw = () => requestDraw(controller);
     map.on('move', redraw);
     map.on('resize', redraw);
