@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import type { DecodedRecord } from '../../src/gateway/types';
-import { cordonTrip, type DrivePoint } from '../../src/modules/reports/testing';
+import { cordonTrip, } from '../../src/modules/reports/testing';
 import { IngestWriter } from '../../src/modules/tracking/ingest';
 import type { TripList } from '../../src/modules/trips/model';
 import { login, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
+import { driveRecord } from '../../src/modules/trips/drive';
 
 setDefaultTimeout(90_000);
 
@@ -16,24 +16,6 @@ setDefaultTimeout(90_000);
  */
 let suite: Suite;
 
-function toRecord(p: DrivePoint): DecodedRecord {
-  return {
-    protocol: 'teltonika',
-    deviceId: 'test',
-    time: new Date(p.t),
-    latitude: p.lat,
-    longitude: p.lon,
-    altitude: 30,
-    speedKmh: p.speedKmh,
-    course: 270,
-    satellites: 10,
-    valid: true,
-    priority: 0,
-    eventId: 0,
-    io: {},
-    normalized: { ignition: p.ignition },
-  };
-}
 
 beforeAll(async () => {
   suite = await startSuite();
@@ -52,7 +34,7 @@ describe('congestion report', () => {
     const writer = new IngestWriter(server.database, server.platform.events, server.platform.log, { maxDelayMs: 1 });
     const positions = [...cordonTrip('2026-02-24T06:05:00Z'), ...cordonTrip('2026-02-24T15:05:00Z', 'back')];
     for (let i = 0; i < positions.length; i += 25) {
-      await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(toRecord), receivedAt: new Date() });
+      await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
     }
     await writer.drain();
     await server.services.trips.idle();

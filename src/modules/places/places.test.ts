@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { DecodedRecord } from '../../gateway/types';
 import { IngestWriter } from '../tracking/ingest';
 import type { DetectorPosition } from '../trips/detector';
 import { scriptDrive } from '../trips/drive';
 import type { TripApplyRulesResult, TripList } from '../trips/model';
 import type { PlaceInput, PlaceView } from './model';
+import { driveRecord } from '../trips/drive';
 
 /**
  * Places over the API on PGlite and (TEST_DB=postgres) PostgreSQL: every validation rule, who may manage which
@@ -274,28 +274,10 @@ describe('address look-up', () => {
 // Trips
 // ---------------------------------------------------------------------------------------------
 
-function toRecord(p: DetectorPosition): DecodedRecord {
-  return {
-    protocol: 'teltonika',
-    deviceId: 'test',
-    time: new Date(p.t),
-    latitude: p.lat,
-    longitude: p.lon,
-    altitude: 30,
-    speedKmh: p.speedKmh,
-    course: 90,
-    satellites: 10,
-    valid: true,
-    priority: 0,
-    eventId: 0,
-    io: {},
-    normalized: p.ignition === null ? {} : { ignition: p.ignition },
-  };
-}
 
 async function feed(unitId: number, positions: DetectorPosition[]) {
   for (let i = 0; i < positions.length; i += 25) {
-    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(toRecord), receivedAt: new Date() });
+    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
   }
   await writer.drain();
   await app.services.trips.idle();

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { DecodedRecord } from '../../gateway/types';
 import { IngestWriter } from '../tracking/ingest';
 import type { TripList } from '../trips/model';
 import type { CongestionReport } from './model';
-import { cordonTrip, type DrivePoint } from './testing';
+import { cordonTrip, } from './testing';
+import { driveRecord } from '../trips/drive';
 
 /**
  * GET /api/reports/congestion over positions stored through the real ingest pipeline (IngestWriter →
@@ -19,24 +19,6 @@ let token: string;
 let unitId: number;
 let otherToken: string;
 
-function toRecord(p: DrivePoint): DecodedRecord {
-  return {
-    protocol: 'teltonika',
-    deviceId: 'test',
-    time: new Date(p.t),
-    latitude: p.lat,
-    longitude: p.lon,
-    altitude: 30,
-    speedKmh: p.speedKmh,
-    course: 270,
-    satellites: 10,
-    valid: true,
-    priority: 0,
-    eventId: 0,
-    io: {},
-    normalized: { ignition: p.ignition },
-  };
-}
 
 beforeAll(async () => {
   app = await createTestApp();
@@ -52,7 +34,7 @@ beforeAll(async () => {
   // 07:05 Stockholm time in, and out; 16:05 back in and out again (that trip is made private below).
   const positions = [...cordonTrip('2026-02-24T06:05:00Z'), ...cordonTrip('2026-02-24T15:05:00Z', 'back')];
   for (let i = 0; i < positions.length; i += 25) {
-    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(toRecord), receivedAt: new Date() });
+    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
   }
   await writer.drain();
   await app.services.trips.idle();

@@ -47,6 +47,8 @@ beforeAll(async () => {
   plainUserId = plain!.id;
   userToken = await app.login({ email: plainEmail, password: owner.password, subsiteId: 0 });
   unitId = await addUnit(owner.accountId, '356307042479001', 'Company car');
+  // Spec §6: Pia drives the company car, so it is given to her.
+  await app.grantUnits(plainUserId, [unitId]);
   otherUserId = (await app.createAccount()).userId;
 }, 60_000);
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import type { DecodedRecord } from '../../gateway/types';
 import type { DetectorPosition, HarshType } from './detector';
 
 /**
@@ -93,5 +94,31 @@ export function seededRandom(seed: number): () => number {
     x = Math.imul(x ^ (x >>> 15), x | 1);
     x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
     return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A point of a scripted drive as the ingest pipeline receives it from a tracker (tests and benchmarks feed drives through it). */
+export function driveRecord(p: Pick<DetectorPosition, 't' | 'lat' | 'lon' | 'speedKmh'> & Partial<Pick<DetectorPosition, 'valid' | 'ignition' | 'odometerM' | 'driverKey' | 'harsh'>>): DecodedRecord {
+  const valid = p.valid ?? true;
+  return {
+    protocol: 'teltonika',
+    deviceId: 'test',
+    time: new Date(p.t),
+    latitude: p.lat,
+    longitude: p.lon,
+    altitude: 30,
+    speedKmh: p.speedKmh,
+    course: 90,
+    satellites: valid ? 10 : 0,
+    valid,
+    priority: 0,
+    eventId: 0,
+    io: {},
+    normalized: {
+      ...(p.ignition === null || p.ignition === undefined ? {} : { ignition: p.ignition }),
+      ...(p.odometerM === null || p.odometerM === undefined ? {} : { odometerM: p.odometerM }),
+      ...(p.driverKey ? { driverId: p.driverKey } : {}),
+      ...(p.harsh ? { greenDriving: { type: p.harsh, value: 1.2 } } : {}),
+    },
   };
 }

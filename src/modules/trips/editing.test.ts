@@ -81,6 +81,8 @@ beforeAll(async () => {
   plainUserId = plain!.id;
   userToken = await app.login({ email, password: owner.password, subsiteId: 0 });
   unitId = await addUnit(owner.accountId, '356307042470001', 'Company car');
+  // Spec §6: Pia drives the company car, so it is given to her.
+  await app.grantUnits(plainUserId, [unitId]);
   const other = await app.createAccount();
   otherAccountId = other.accountId;
   otherUserId = other.userId;

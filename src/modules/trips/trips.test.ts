@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { DecodedRecord } from '../../gateway/types';
 import { EventBus } from '../../lib/events';
 import { IngestWriter } from '../tracking/ingest';
 import { createDetection } from './detection';
 import { type DetectorPosition, detectTrips, DEFAULT_DETECTION_PARAMS } from './detector';
 import { type DriveStep, scriptDrive, seededRandom } from './drive';
+import { driveRecord } from './drive';
 
 /**
  * Trip detection fed through the real ingest pipeline (IngestWriter → positions → domain events →
@@ -35,29 +35,6 @@ async function newUnit(name: string): Promise<number> {
   return unit!.id;
 }
 
-function toRecord(p: DetectorPosition): DecodedRecord {
-  return {
-    protocol: 'teltonika',
-    deviceId: 'test',
-    time: new Date(p.t),
-    latitude: p.lat,
-    longitude: p.lon,
-    altitude: 30,
-    speedKmh: p.speedKmh,
-    course: 90,
-    satellites: p.valid ? 10 : 0,
-    valid: p.valid,
-    priority: 0,
-    eventId: 0,
-    io: {},
-    normalized: {
-      ...(p.ignition === null ? {} : { ignition: p.ignition }),
-      ...(p.odometerM === null ? {} : { odometerM: p.odometerM }),
-      ...(p.driverKey ? { driverId: p.driverKey } : {}),
-      ...(p.harsh ? { greenDriving: { type: p.harsh, value: 1.2 } } : {}),
-    },
-  };
-}
 
 /** Submits positions as a tracker would, one frame after the other, then waits for detection and addresses. */
 async function feed(unitId: number, positions: DetectorPosition[], options: { batch?: number; shuffle?: number } = {}) {
@@ -72,7 +49,7 @@ async function feed(unitId: number, positions: DetectorPosition[], options: { ba
     }
   }
   for (const frame of frames) {
-    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: frame.map(toRecord), receivedAt: new Date() });
+    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: frame.map(driveRecord), receivedAt: new Date() });
   }
   await writer.drain();
   await app.services.trips.idle();
@@ -298,7 +275,7 @@ describe('trips detected from ingested positions', () => {
     const unitId = await newUnit('Racing');
     const drive = workDays({ start: '2026-02-25T07:00:00Z' });
     // Store the positions without detection, then detect concurrently from two handles.
-    const records = drive.map(toRecord);
+    const records = drive.map(driveRecord);
     const silent = new IngestWriter(app.database, new EventBus(), app.platform.log);
     for (let i = 0; i < records.length; i += 500) {
       await silent.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: records.slice(i, i + 500), receivedAt: new Date() });

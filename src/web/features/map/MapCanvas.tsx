@@ -6,7 +6,7 @@ import mapLibreCss from 'maplibre-gl/dist/maplibre-gl.css' with { type: 'text' }
 import mapLibreWorker from 'maplibre-gl/dist/maplibre-gl-worker.mjs' with { type: 'text' };
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
-import { DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM, fetchOnlineStyle, mapLanguage, offlineStyle, onlineStyleUrl } from './basemap';
+import { applyBaseMap, DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM } from './basemap';
 import { CLUSTER_MAX_ZOOM, type ClusterMarker, ClusterIndex } from './clusters';
 import type { HistoryView } from './history';
 import type { FleetStore, TrackedUnit } from './store';
@@ -461,27 +461,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
 
     // The base map: offline at once (never blank), the brand's online style when it can be fetched.
     const abort = new AbortController();
-    const language = mapLanguage(propsRef.current.language);
-    void (async () => {
-      try {
-        const offline = await offlineStyle();
-        if (abort.signal.aborted) return;
-        map.setStyle(offline);
-        map.once('idle', () => {
-          container.dataset.basemap = 'offline';
-        });
-      } catch (error) {
-        console.warn('offline base map failed', error);
-      }
-      const url = onlineStyleUrl(propsRef.current.subsiteId);
-      if (!url) return;
-      const online = await fetchOnlineStyle(url, language, abort.signal);
-      if (!online || abort.signal.aborted) return;
-      map.setStyle(online);
-      map.once('idle', () => {
-        container.dataset.basemap = 'online';
-      });
-    })();
+    applyBaseMap(map, container, { subsiteId: propsRef.current.subsiteId, language: propsRef.current.language, signal: abort.signal });
 
     const handle: MapHandle = {
       map,

@@ -1,4 +1,4 @@
-import type { ExpressionSpecification, StyleSpecification } from 'maplibre-gl';
+import type { ExpressionSpecification, Map as MapLibre, StyleSpecification } from 'maplibre-gl';
 
 /**
  * The base map. Each brand may name an online vector style (OpenMapTiles schema); by default every
@@ -119,4 +119,31 @@ export async function fetchOnlineStyle(url: string, language: 'sv' | 'nb' | 'en'
   } catch {
     return null;
   }
+}
+
+/**
+ * Puts the base map on `map`: the offline style at once (never blank), then the brand's online style once it
+ * has been fetched. `node.dataset.basemap` tells which one is drawn (tests read it). Stops at `signal`.
+ */
+export function applyBaseMap(map: MapLibre, node: HTMLElement, options: { subsiteId: number; language: string; signal: AbortSignal }): void {
+  void (async () => {
+    try {
+      const offline = await offlineStyle();
+      if (options.signal.aborted) return;
+      map.setStyle(offline);
+      map.once('idle', () => {
+        node.dataset.basemap = 'offline';
+      });
+    } catch (error) {
+      console.warn('offline base map failed', error);
+    }
+    const url = onlineStyleUrl(options.subsiteId);
+    if (!url) return;
+    const online = await fetchOnlineStyle(url, mapLanguage(options.language), options.signal);
+    if (!online || options.signal.aborted) return;
+    map.setStyle(online);
+    map.once('idle', () => {
+      node.dataset.basemap = 'online';
+    });
+  })();
 }

@@ -3,7 +3,7 @@ import { Map as MapLibre, NavigationControl, ScaleControl } from 'maplibre-gl';
 import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBrand } from '../../brands/BrandProvider';
-import { FOCUS_ZOOM, fetchOnlineStyle, mapLanguage, offlineStyle, onlineStyleUrl } from '../map/basemap';
+import { applyBaseMap, FOCUS_ZOOM } from '../map/basemap';
 import { prepareMapLibre } from './maplibre-setup';
 
 /**
@@ -107,26 +107,7 @@ export default function PlaceMap(props: PlaceMapProps) {
       propsRef.current.onPick(Math.round(event.lngLat.lat * 1e6) / 1e6, Math.round(event.lngLat.lng * 1e6) / 1e6);
     });
     const abort = new AbortController();
-    void (async () => {
-      try {
-        const offline = await offlineStyle();
-        if (abort.signal.aborted) return;
-        map.setStyle(offline);
-        map.once('idle', () => {
-          node.dataset.basemap = 'offline';
-        });
-      } catch (error) {
-        console.warn('offline base map failed', error);
-      }
-      const url = onlineStyleUrl(brand.subsiteId);
-      if (!url) return;
-      const online = await fetchOnlineStyle(url, mapLanguage(i18n.language), abort.signal);
-      if (!online || abort.signal.aborted) return;
-      map.setStyle(online);
-      map.once('idle', () => {
-        node.dataset.basemap = 'online';
-      });
-    })();
+    applyBaseMap(map, node, { subsiteId: brand.subsiteId, language: i18n.language, signal: abort.signal });
     const resize = new ResizeObserver(() => map.resize());
     resize.observe(node);
     return () => {
