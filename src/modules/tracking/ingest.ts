@@ -42,7 +42,7 @@ interface Pending {
 
 /**
  * The one write path for every protocol. Submissions are gathered for a few milliseconds (or until a
- * batch is full) and written in one transaction: positions (duplicates ignored) and raw frames. Callers
+ * batch is full) and written in one statement: positions (duplicates ignored) and raw frames. Callers
  * acknowledge devices as soon as their promise resolves, i.e. once the records are durable. Each unit's
  * latest state is a projection of the stored positions: one state writer at a time folds everything
  * committed since its last run into unit_state and then publishes the domain events, so the device's

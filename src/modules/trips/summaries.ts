@@ -4,6 +4,7 @@ import type { Platform } from '../../lib/platform';
 import type { Actor } from '../accounts/users';
 import { authGuard, requireActor } from '../auth/guard';
 import type { AuthService } from '../auth/service';
+import { ATTESTED } from './attest';
 import { type TripListQuery, tripListQuerySchema } from './model';
 import type { TripService } from './service';
 
@@ -30,8 +31,7 @@ export function createTripSummaries(platform: Platform, trips: TripService) {
       const rows = await database.query<{ id: number | string }>(
         `SELECT t.id FROM trips t
          WHERE t.unit_id = $1 AND t.account_id = $2 AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
-           AND EXISTS (SELECT 1 FROM trip_attests a WHERE a.account_id = t.account_id AND a.user_id = t.driver_user_id
-                         AND a.status = 'attested' AND t.start_time >= a.from_time AND t.start_time < a.to_time)
+           AND ${ATTESTED}
          ORDER BY t.start_time, t.id`,
         [list.unitId, actor.accountId, list.from, list.to],
       );
