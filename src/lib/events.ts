@@ -7,6 +7,8 @@ export interface EventMap {
   'user.registered': { accountId: number; userId: number; unitId: number };
   /** Positions durably stored for one unit, oldest first. */
   'positions.stored': { unitId: number; positions: import('../modules/tracking/ingest').StoredPosition[] };
+  /** Units' latest states as the state writer has just written them (the live map sends them without reading them back). */
+  'unit.states': { rows: import('../modules/tracking/ingest').WrittenState[] };
   'ignition.changed': { unitId: number; time: Date; ignition: boolean };
   /** A digital input (DIN1-3) changed against the unit's previous record. */
   'input.changed': { unitId: number; time: Date; input: 'din1' | 'din2' | 'din3'; value: boolean };

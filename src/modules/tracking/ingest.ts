@@ -34,6 +34,22 @@ export interface StoredPosition {
   normalized: NormalizedIo;
 }
 
+/** A unit_state row as the state writer wrote it, with the unit's account. */
+export interface WrittenState {
+  unitId: number;
+  accountId: number;
+  time: Date;
+  lat: number;
+  lon: number;
+  speedKmh: number;
+  course: number | null;
+  valid: boolean;
+  ignition: boolean | null;
+  odometerM: number | null;
+  normalized: NormalizedIo;
+  lastSeen: Date;
+}
+
 interface Pending {
   submission: IngestSubmission;
   resolve: () => void;
@@ -157,14 +173,16 @@ export class IngestWriter {
 
   private async writeState(positions: StoredPosition[], lastSeen: Map<number, Date>): Promise<void> {
     let transitions: Transitions;
+    let written: WrittenState[];
     try {
-      transitions = await this.database.transaction((query) => updateUnitState(query, positions, lastSeen));
+      ({ transitions, written } = await this.database.transaction((query) => updateUnitState(query, positions, lastSeen)));
     } catch (error) {
       // The positions are stored; the next report of each unit brings its latest state up to date again.
       this.log.error('unit state update failed', { error: String(error), units: lastSeen.size });
       return;
     }
     // Events go out after the commit, so subscribers read what devices were told is stored.
+    if (written.length > 0) await this.events.emit('unit.states', { rows: written });
     const byUnit = new Map<number, StoredPosition[]>();
     for (const position of positions) {
       const list = byUnit.get(position.unitId) ?? [];
@@ -261,14 +279,18 @@ interface Transitions {
  * Keeps each unit's latest state: the newest valid, non-future fix wins (late records never move a
  * unit backwards); last_seen moves on any contact. Returns ignition changes against the stored state.
  */
-async function updateUnitState(query: Querier, positions: StoredPosition[], lastSeen: Map<number, Date>): Promise<Transitions> {
+async function updateUnitState(
+  query: Querier,
+  positions: StoredPosition[],
+  lastSeen: Map<number, Date>,
+): Promise<{ transitions: Transitions; written: WrittenState[] }> {
   const latest = new Map<number, StoredPosition>();
   for (const position of positions) {
     if (position.flags & FLAG_FUTURE) continue;
     const current = latest.get(position.unitId);
     if (!current || position.time > current.time) latest.set(position.unitId, position);
   }
-  if (latest.size === 0) return { ignition: [], inputs: [] };
+  if (latest.size === 0) return { transitions: { ignition: [], inputs: [] }, written: [] };
   const units = [...latest.values()].sort((a, b) => a.unitId - b.unitId);
   const previous = await query<{ unit_id: number; ignition: boolean | null; time: string | Date; normalized: NormalizedIo | string | null }>(
     // Locked in unit order, so concurrent batches never wait on each other crosswise (no deadlocks).
@@ -278,7 +300,20 @@ async function updateUnitState(query: Querier, positions: StoredPosition[], last
   const before = new Map(previous.map((row) => [row.unit_id, row]));
   const rows = units.map((u) => [u.unitId, u.time.getTime(), u.longitude, u.latitude, u.speedKmh, u.course, u.valid, u.ignition ?? null,
     u.odometerM ?? null, u.normalized, (lastSeen.get(u.unitId) ?? u.time).getTime()]);
-  await query(
+  const written = await query<{
+    unit_id: number;
+    account_id: number;
+    time: Date | string;
+    lat: number;
+    lon: number;
+    speed_kmh: number;
+    course: number | null;
+    valid: boolean;
+    ignition: boolean | null;
+    odometer_m: number | null;
+    normalized: NormalizedIo | string;
+    last_seen: Date | string;
+  }>(
     `INSERT INTO unit_state (unit_id, time, geom, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen)
      SELECT (e->>0)::int, to_timestamp((e->>1)::float8 / 1000), ST_SetSRID(ST_MakePoint((e->>2)::float8, (e->>3)::float8), 4326),
             (e->>4)::real, (e->>5)::real, (e->>6)::boolean, (e->>7)::boolean, (e->>8)::float8, e->9, to_timestamp((e->>10)::float8 / 1000)
@@ -290,7 +325,9 @@ async function updateUnitState(query: Querier, positions: StoredPosition[], last
        valid = EXCLUDED.valid, ignition = COALESCE(EXCLUDED.ignition, unit_state.ignition),
        odometer_m = COALESCE(EXCLUDED.odometer_m, unit_state.odometer_m), normalized = EXCLUDED.normalized,
        last_seen = GREATEST(unit_state.last_seen, EXCLUDED.last_seen)
-     WHERE unit_state.time <= EXCLUDED.time`,
+     WHERE unit_state.time <= EXCLUDED.time
+     RETURNING unit_id, (SELECT account_id FROM units WHERE units.id = unit_state.unit_id) AS account_id, time,
+               ST_Y(geom) AS lat, ST_X(geom) AS lon, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen`,
     [toJson(rows)],
   );
   // Walk every new record in time order, so an on-off-on inside one frame gives every change.
@@ -321,5 +358,21 @@ async function updateUnitState(query: Querier, positions: StoredPosition[], last
       current.inputs[input] = value;
     }
   }
-  return transitions;
+  return {
+    transitions,
+    written: written.map((row) => ({
+      unitId: row.unit_id,
+      accountId: row.account_id,
+      time: new Date(row.time),
+      lat: Number(row.lat),
+      lon: Number(row.lon),
+      speedKmh: Number(row.speed_kmh),
+      course: row.course === null ? null : Number(row.course),
+      valid: row.valid,
+      ignition: row.ignition,
+      odometerM: row.odometer_m === null ? null : Number(row.odometer_m),
+      normalized: typeof row.normalized === 'string' ? (JSON.parse(row.normalized) as NormalizedIo) : row.normalized,
+      lastSeen: new Date(row.last_seen),
+    })),
+  };
 }

@@ -157,6 +157,41 @@ describe('live socket', () => {
     for (const client of [a1, a2, spy]) client.socket.close();
   });
 
+  test('a pushed state is exactly what the unit list reads; after a fix without position the last valid one is kept', async () => {
+    const a = await party();
+    const client = connect(`?token=${a.token}`);
+    await client.next(isHello);
+    const full: NormalizedIo = {
+      ignition: true,
+      externalVoltageV: 12.345,
+      din1: true,
+      din2: false,
+      dout1: true,
+      odometerM: 123_456.7,
+      driverId: '01A2B3C4D5E6',
+      ble: [{ mac: '7CD9F4112233', temperatureC: 4.5 }],
+    };
+    await writer.submit({ unitId: a.unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 20_000), 58.123456, full)], receivedAt: new Date() });
+    const pushed = (await client.next(updateOf(a.unitId, 58.123456))).units.find((unit) => unit.id === a.unitId)!;
+    const listed = (await app.call<{ units: LiveState[] }>('GET', '/api/tracking/units', { token: a.token })).body.data!.units.find((unit) => unit.id === a.unitId)!;
+    for (const key of Object.keys(pushed) as Array<keyof LiveState>) expect([key, pushed[key]]).toEqual([key, listed[key]]);
+
+    // No fix: the unit stays where its last valid fix put it.
+    await writer.submit({
+      unitId: a.unitId,
+      protocol: 'teltonika',
+      deviceId: 'x',
+      records: [{ ...record(new Date(Date.now() - 10_000), 0, { ignition: false }), longitude: 0, valid: false, satellites: 0 }],
+      receivedAt: new Date(),
+    });
+    const stale = await client.next(
+      (message): message is Extract<LiveMessage, { type: 'update' }> =>
+        message.type === 'update' && message.units.some((unit) => unit.id === a.unitId && unit.valid === false),
+    );
+    expect(stale.units.find((unit) => unit.id === a.unitId)).toMatchObject({ lat: 58.123456, lon: 18.0686, valid: false, ignition: false });
+    client.socket.close();
+  });
+
   test('positions are batched: many fixes in a burst become a few messages carrying the latest state', async () => {
     const a = await party();
     const client = connect(`?token=${a.token}`);

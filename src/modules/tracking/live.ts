@@ -4,7 +4,8 @@ import type { Logger } from '../../lib/log';
 import type { Actor } from '../accounts/users';
 import type { AuthService } from '../auth/service';
 import { LIVE_BATCH_MS, LIVE_CLOSE, type LiveMessage, type LiveState, OFFLINE_AFTER_MS } from './model';
-import type { MapVisibility, TrackingService } from './service';
+import type { WrittenState } from './ingest';
+import { type AccountState, liveStateOfWritten, type MapVisibility, type TrackingService } from './service';
 
 /** What the hub needs of a WebSocket (Bun's ServerWebSocket fits). */
 export interface LiveSocket {
@@ -68,7 +69,10 @@ export class LiveHub {
   private readonly byAccount = new Map<number, Set<LiveClient>>();
   private readonly bySocket = new Map<LiveSocket, LiveClient>();
   private readonly accountIndex = new Map<number, { accountId: number | null; at: number }>();
+  /** Units whose state must be read (a catch-up, an offline sweep, a fix without position). */
   private changed = new Set<number>();
+  /** States as the state writer wrote them: sent without reading them back. */
+  private fresh = new Map<number, AccountState>();
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private revalidateTimer: ReturnType<typeof setInterval> | null = null;
@@ -81,7 +85,7 @@ export class LiveHub {
     options: LiveHubOptions = {},
   ) {
     this.options = { ...DEFAULTS, ...options };
-    this.unsubscribe = deps.events.on('positions.stored', ({ unitId }) => this.markChanged([unitId]));
+    this.unsubscribe = deps.events.on('unit.states', ({ rows }) => this.accept(rows));
   }
 
   /** Open sockets. */
@@ -151,6 +155,23 @@ export class LiveHub {
     }
   }
 
+  /**
+   * States the state writer has just written go out with the next batch as they are; a unit whose newest
+   * record had no fix is read instead (its position is an earlier record's).
+   */
+  accept(rows: WrittenState[]): void {
+    if (this.bySocket.size === 0) return;
+    const now = this.deps.clock.now();
+    const at = Date.now();
+    for (const row of rows) {
+      this.accountIndex.set(row.unitId, { accountId: row.accountId, at });
+      if (!this.byAccount.has(row.accountId)) continue;
+      if (row.valid) this.fresh.set(row.unitId, liveStateOfWritten(row, now));
+      else this.changed.add(row.unitId);
+    }
+    this.scheduleFlush();
+  }
+
   /** Marks units changed; they go out with the next batch. Nothing happens while no socket is open. */
   markChanged(unitIds: Iterable<number>): void {
     if (this.bySocket.size === 0) return;
@@ -194,21 +215,25 @@ export class LiveHub {
   }
 
   private async flushBatch(): Promise<void> {
-    const changed = this.changed;
+    const fresh = this.fresh;
+    this.fresh = new Map();
+    const toRead = this.changed;
     this.changed = new Set();
     if (this.bySocket.size === 0) return;
-    const accountOf = await this.resolveAccounts(changed);
+    for (const unitId of fresh.keys()) toRead.delete(unitId);
+    const changed = new Set([...toRead, ...fresh.keys()]);
+    const accountOf = await this.resolveAccounts(toRead);
     // Changed units that some open socket may show, plus what waiting sockets that can take it now missed.
     const wanted = new Set<number>();
-    for (const unitId of changed) {
+    for (const unitId of toRead) {
       const accountId = accountOf.get(unitId);
       if (accountId !== undefined && accountId !== null && this.byAccount.has(accountId)) wanted.add(unitId);
     }
     for (const client of this.bySocket.values()) {
-      if (this.canSend(client)) for (const unitId of client.dirty) wanted.add(unitId);
+      if (this.canSend(client)) for (const unitId of client.dirty) if (!fresh.has(unitId)) wanted.add(unitId);
     }
-    if (wanted.size === 0) return;
-    const states = await this.deps.tracking.liveStates([...wanted]);
+    if (wanted.size === 0 && fresh.size === 0) return;
+    const states = [...fresh.values(), ...(wanted.size > 0 ? await this.deps.tracking.liveStates([...wanted]) : [])];
     const now = Date.now();
     const byAccount = new Map<number, Map<number, LiveState>>();
     for (const { accountId, ...state } of states) {
@@ -333,6 +358,7 @@ export class LiveHub {
   }
 
   private stopTimers(): void {
+    this.fresh.clear();
     if (this.revalidateTimer) clearInterval(this.revalidateTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.flushTimer) clearTimeout(this.flushTimer);

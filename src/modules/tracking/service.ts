@@ -6,6 +6,7 @@ import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
 import { findUserById } from '../accounts/users';
 import type { Actor } from '../accounts/users';
 import type { UnitService } from '../units/service';
+import type { WrittenState } from './ingest';
 import {
   type BleValue,
   HISTORY_FIELDS,
@@ -181,6 +182,46 @@ function toLiveState(row: StateRow, now: Date): LiveState {
     ble: Array.isArray(ble) ? (ble as BleValue[]) : [],
     driverId: row.driver_id,
   };
+}
+
+/**
+ * The live state of a unit_state row as the state writer has just written it, the same values the map's
+ * query extracts in SQL (`stateSelect`). Only for a valid fix: after an invalid one the position to show is
+ * an earlier record's, which takes a read.
+ */
+export function liveStateOfWritten(row: WrittenState, now: Date): AccountState {
+  const n = row.normalized;
+  const flagOf = (value: boolean | undefined) => (value === undefined ? null : value === true);
+  const state = toLiveState(
+    {
+      id: row.unitId,
+      account_id: row.accountId,
+      name: '',
+      registration_number: '',
+      imei: '',
+      vehicle_type: '',
+      time: row.time,
+      last_seen: row.lastSeen,
+      speed_kmh: row.speedKmh,
+      course: row.course,
+      valid: row.valid,
+      ignition: row.ignition,
+      odometer_m: row.odometerM,
+      lat: row.lat,
+      lon: row.lon,
+      external_voltage: typeof n.externalVoltageV === 'number' ? n.externalVoltageV : null,
+      din1: flagOf(n.din1),
+      din2: flagOf(n.din2),
+      din3: flagOf(n.din3),
+      dout1: flagOf(n.dout1),
+      dout2: flagOf(n.dout2),
+      dout3: flagOf(n.dout3),
+      driver_id: typeof n.driverId === 'string' ? n.driverId : null,
+      ble: Array.isArray(n.ble) ? n.ble : null,
+    },
+    now,
+  );
+  return { ...state, accountId: row.accountId };
 }
 
 // ---------------------------------------------------------------------------------------------
