@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import { cordonTrip, } from '../../src/modules/reports/testing';
+import { cordonTrip } from '../../src/modules/reports/testing';
 import { IngestWriter } from '../../src/modules/tracking/ingest';
+import { driveRecord } from '../../src/modules/trips/drive';
 import type { TripList } from '../../src/modules/trips/model';
 import { login, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
-import { driveRecord } from '../../src/modules/trips/drive';
 
 setDefaultTimeout(90_000);
 
@@ -15,7 +15,6 @@ setDefaultTimeout(90_000);
  * morning and the same back in the afternoon (a private trip), stored through the ingest pipeline.
  */
 let suite: Suite;
-
 
 beforeAll(async () => {
   suite = await startSuite();

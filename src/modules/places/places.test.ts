@@ -3,10 +3,9 @@ import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
 import { IngestWriter } from '../tracking/ingest';
 import type { DetectorPosition } from '../trips/detector';
-import { scriptDrive } from '../trips/drive';
+import { driveRecord, scriptDrive } from '../trips/drive';
 import type { TripApplyRulesResult, TripList } from '../trips/model';
 import type { PlaceInput, PlaceView } from './model';
-import { driveRecord } from '../trips/drive';
 
 /**
  * Places over the API on PGlite and (TEST_DB=postgres) PostgreSQL: every validation rule, who may manage which
@@ -273,7 +272,6 @@ describe('address look-up', () => {
 // ---------------------------------------------------------------------------------------------
 // Trips
 // ---------------------------------------------------------------------------------------------
-
 
 async function feed(unitId: number, positions: DetectorPosition[]) {
   for (let i = 0; i < positions.length; i += 25) {

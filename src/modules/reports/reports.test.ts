@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
 import { IngestWriter } from '../tracking/ingest';
+import { driveRecord } from '../trips/drive';
 import type { TripList } from '../trips/model';
 import type { CongestionReport } from './model';
-import { cordonTrip, } from './testing';
-import { driveRecord } from '../trips/drive';
+import { cordonTrip } from './testing';
 
 /**
  * GET /api/reports/congestion over positions stored through the real ingest pipeline (IngestWriter →
@@ -18,7 +18,6 @@ let owner: Awaited<ReturnType<TestApp['createAccount']>>;
 let token: string;
 let unitId: number;
 let otherToken: string;
-
 
 beforeAll(async () => {
   app = await createTestApp();

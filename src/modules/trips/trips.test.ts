@@ -5,8 +5,7 @@ import { EventBus } from '../../lib/events';
 import { IngestWriter } from '../tracking/ingest';
 import { createDetection } from './detection';
 import { type DetectorPosition, detectTrips, DEFAULT_DETECTION_PARAMS } from './detector';
-import { type DriveStep, scriptDrive, seededRandom } from './drive';
-import { driveRecord } from './drive';
+import { type DriveStep, driveRecord, scriptDrive, seededRandom } from './drive';
 
 /**
  * Trip detection fed through the real ingest pipeline (IngestWriter → positions → domain events →
@@ -34,7 +33,6 @@ async function newUnit(name: string): Promise<number> {
   );
   return unit!.id;
 }
-
 
 /** Submits positions as a tracker would, one frame after the other, then waits for detection and addresses. */
 async function feed(unitId: number, positions: DetectorPosition[], options: { batch?: number; shuffle?: number } = {}) {
