@@ -1,5 +1,6 @@
 /**
- * `bun run bench:map [--units 20000] [--interval 10000] [--seconds 20] [--pan-seconds 8] [--db pglite|postgres] [--vsync]`
+ * `bun run bench:map [--units 20000] [--interval 10000] [--seconds 20] [--pan-seconds 8] [--db pglite|postgres] [--vsync]
+ *                    [--software-compositing] [--chromium-flags "..."]`
  *
  * The live map under a large fleet: the whole portal (API, web app, live socket, gateway) on loopback,
  * `--units` simulated Teltonika trackers (scripts/simulate.ts, real TCP) each reporting one position every
@@ -8,7 +9,10 @@
  * - frame time p50 / p95 while panning (requestAnimationFrame deltas; the map panned every frame) at the
  *   default view (Stockholm, zoom 14), a city-wide view (zoom 11) and the whole fleet (zoom 6, clusters);
  * - ingest-to-marker latency p50 / p95 / max: from the moment the server received a position (the unit's
- *   `lastSeen`) to the frame that drew it, for every unit in view.
+ *   `lastSeen`) to the frame that drew it, for every unit drawn as its own marker, split into ingest → live
+ *   hub send (server) and send → page receive (socket);
+ * - where the load went (scripts, list request, first and last byte, parsed) and the long animation frames
+ *   of each pan with the scripts they ran.
  * Targets (issue 5): load under 2 s, p95 frame time under 50 ms, latency under 1 s.
  */
 import { chromium, type Page } from 'playwright-core';
@@ -99,6 +103,9 @@ const browser = await chromium.launch({
     '--use-angle=swiftshader',
     '--enable-unsafe-swiftshader',
     '--ignore-gpu-blocklist',
+    // `--software-compositing`: WebGL still in SwiftShader, the page composited and rastered by the CPU instead.
+    ...(process.argv.includes('--software-compositing') ? ['--disable-gpu-rasterization', '--disable-gpu-compositing'] : []),
+    ...argument('chromium-flags', '').split(' ').filter(Boolean),
     '--disable-background-networking',
     ...(process.argv.includes('--vsync') ? [] : ['--disable-gpu-vsync', '--disable-frame-rate-limit']),
   ],
@@ -147,7 +154,16 @@ async function measureLoad(page: Page, how: 'goto' | 'reload') {
   });
   const result = await page.evaluate(() => {
     const fleet = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap;
-    return { loadedAt: fleet.store.probe.loadedAt, firstDrawAt: fleet.store.probe.firstDrawAt, units: fleet.store.units.length };
+    const list = performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/api/tracking/units')).at(-1) as PerformanceResourceTiming | undefined;
+    const scripts = performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('.js')) as PerformanceResourceTiming[];
+    return {
+      loadedAt: fleet.store.probe.loadedAt,
+      firstDrawAt: fleet.store.probe.firstDrawAt,
+      units: fleet.store.units.length,
+      list: list ? { start: list.startTime, firstByte: list.responseStart, end: list.responseEnd } : null,
+      scriptsEnd: Math.max(0, ...scripts.map((entry) => entry.responseEnd)),
+      marks: { ...fleet.store.probe.marks },
+    };
   });
   return result;
 }
@@ -156,10 +172,16 @@ async function measureLoad(page: Page, how: 'goto' | 'reload') {
 await page.goto('/account/deletion');
 await cdp.send('Network.clearBrowserCache');
 const cold = await measureLoad(page, 'goto');
+const loadParts = (load: typeof cold) =>
+  load.list
+    ? `scripts loaded ${ms(load.scriptsEnd)}, list requested ${ms(load.list.start)}, first byte ${ms(load.list.firstByte)}, last byte ${ms(load.list.end)}, parsed and stored ${ms(load.loadedAt)}; map ${Object.entries(load.marks).map(([name, at]) => `${name} ${ms(at)}`).join(', ')}`
+    : '';
 console.log(`loaded ${cold.units} units (cold cache): list ${ms(cold.loadedAt)}, drawn ${ms(cold.firstDrawAt)} after navigation`);
+console.log(`  ${loadParts(cold)}`);
 await page.waitForTimeout(3000);
 const warm = await measureLoad(page, 'reload');
 console.log(`loaded ${warm.units} units (warm cache): list ${ms(warm.loadedAt)}, drawn ${ms(warm.firstDrawAt)} after navigation`);
+console.log(`  ${loadParts(warm)}`);
 // The list call alone, from outside the browser: how much of the load is the server's.
 const loginResponse = await fetch(`${baseUrl}/api/login`, {
   method: 'POST',
@@ -187,6 +209,18 @@ async function panFrames(center: [number, number], zoom: number, seconds: number
       map.jumpTo({ center: [lon as number, lat as number], zoom: z as number });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const deltas: number[] = [];
+      const long: Array<{ duration: number; blocking: number; render: number; scripts: Array<[string, number]> }> = [];
+      const observer = new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as unknown as Array<{ duration: number; blockingDuration: number; renderStart: number; startTime: number; scripts: Array<{ invoker: string; sourceFunctionName: string; sourceURL: string; duration: number }> }>) {
+          long.push({
+            duration: entry.duration,
+            blocking: entry.blockingDuration,
+            render: entry.renderStart ? entry.startTime + entry.duration - entry.renderStart : 0,
+            scripts: entry.scripts.map((script) => [`${script.invoker}|${script.sourceFunctionName}`, script.duration]),
+          });
+        }
+      });
+      observer.observe({ type: 'long-animation-frame', buffered: false });
       await new Promise<void>((resolve) => {
         let last = performance.now();
         const end = last + (duration as number) * 1000;
@@ -203,8 +237,9 @@ async function panFrames(center: [number, number], zoom: number, seconds: number
         };
         requestAnimationFrame(frame);
       });
+      observer.disconnect();
       const drawn = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.drawn();
-      return { deltas: deltas.slice(1), units: drawn.units, clusters: drawn.clusters, zoom: map.getZoom(), bounds: map.getBounds().toArray() };
+      return { long, deltas: deltas.slice(1), units: drawn.units, clusters: drawn.clusters, zoom: map.getZoom(), bounds: map.getBounds().toArray() };
     },
     [center[0], center[1], zoom, seconds],
   );
@@ -217,7 +252,13 @@ const scenarios: Array<{ name: string; center: [number, number]; zoom: number }>
 ];
 const panResults: Array<{ name: string; p50: number; p95: number; frames: number; units: number; clusters: number }> = [];
 for (const scenario of scenarios) {
-  const { deltas, units, clusters, zoom, bounds } = await panFrames(scenario.center, scenario.zoom, panSeconds);
+  const { deltas, units, clusters, zoom, bounds, long } = await panFrames(scenario.center, scenario.zoom, panSeconds);
+  const byScript = new Map<string, number>();
+  for (const frame of long) for (const [name, duration] of frame.scripts) byScript.set(name, (byScript.get(name) ?? 0) + duration);
+  const longTotal = Math.round(long.reduce((sum, frame) => sum + frame.duration, 0));
+  const renderTotal = Math.round(long.reduce((sum, frame) => sum + frame.render, 0));
+  const topScripts = [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([name, duration]) => `${name} ${Math.round(duration)} ms`);
+  console.log(`  long animation frames (> 50 ms): ${long.length}, ${longTotal} ms in all, ${renderTotal} ms of it rendering; scripts: ${topScripts.join(', ') || 'none'}`);
   if (units + clusters === 0) console.log(`  nothing drawn at zoom ${zoom.toFixed(2)}, bounds ${JSON.stringify(bounds)}`);
   panResults.push({ name: scenario.name, p50: percentile(deltas, 50), p95: percentile(deltas, 95), frames: deltas.length, units, clusters });
   console.log(`panning ${scenario.name}: p50 ${percentile(deltas, 50).toFixed(1)} ms, p95 ${percentile(deltas, 95).toFixed(1)} ms (${deltas.length} frames; ${units} markers, ${clusters} clusters drawn)`);
@@ -228,12 +269,14 @@ await page.evaluate(() => (window as unknown as { __fleetMap: FleetMapProbe })._
 await page.waitForTimeout(1500);
 const before = await probe(page);
 await page.evaluate(() => {
-  (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.store.probe.drawn.length = 0;
+  const probe = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.store.probe;
+  probe.drawn.length = 0;
+  probe.updates.length = 0;
 });
 await page.waitForTimeout(latencySeconds * 1000);
 const after = await page.evaluate(() => {
   const p = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.store.probe;
-  return { drawn: p.drawn.slice(), messages: p.messages, unitsReceived: p.unitsReceived };
+  return { drawn: p.drawn.slice(), updates: p.updates.slice(), messages: p.messages, unitsReceived: p.unitsReceived };
 });
 const latencies = after.drawn.map(([fix, drawn]) => drawn - fix);
 const received = after.unitsReceived - (before?.unitsReceived ?? 0);
@@ -259,4 +302,9 @@ console.log(
   `ingest-to-marker p50/p95/max   ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 95))} / ${ms(latencies.length ? Math.max(...latencies) : 0)}  (${latencies.length} markers in view redrawn in ${latencySeconds} s)`,
 );
 console.log(`live updates received          ${Math.round(received / latencySeconds)} unit states/s in ${Math.round(messages / latencySeconds)} messages/s`);
+// Where the latency goes: received by the gateway → sent by the live hub → received by the page → drawn.
+const serverLag = after.updates.flatMap(([sent, , oldest, newest]) => [sent - oldest, sent - newest]);
+const socketLag = after.updates.map(([sent, receivedAt]) => receivedAt - sent);
+console.log(`  ingest to hub send p50/p95   ${ms(percentile(serverLag, 50))} / ${ms(percentile(serverLag, 95))}  (oldest and newest unit of each message)`);
+console.log(`  hub send to page p50/p95     ${ms(percentile(socketLag, 50))} / ${ms(percentile(socketLag, 95))}`);
 process.exit(0);

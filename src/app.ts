@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
-import { apiErrors } from './lib/api';
+import { apiCompression, apiErrors } from './lib/api';
 import { currentSchemaVersion } from './lib/db/migrate';
 import { ping } from './lib/db/client';
 import { ok } from './lib/http';
@@ -91,6 +91,7 @@ export type Services = Awaited<ReturnType<typeof createServices>>;
 export function createApi(platform: Platform, services: Services) {
   return new Elysia()
     .use(apiErrors(platform.log))
+    .use(apiCompression())
     .use(
       openapi({
         path: '/api/docs',

@@ -37,3 +37,32 @@ export function apiErrors(log: Logger) {
     return json(500, errorEnvelope(new AppError(500, 'errors.generic'), language));
   });
 }
+
+/** JSON bodies from this size on leave compressed when the caller accepts it (smaller ones are not worth it). */
+const COMPRESS_FROM_BYTES = 16 * 1024;
+
+/**
+ * Compresses large JSON answers (a big fleet's unit list is megabytes of repetitive JSON, 20–70× smaller
+ * compressed): zstd when the caller accepts it, else gzip; both cost a few milliseconds per megabyte.
+ */
+export function apiCompression() {
+  return new Elysia({ name: 'api-compression' }).mapResponse({ as: 'global' }, ({ responseValue, request, set }) => {
+    if (typeof responseValue !== 'object' || responseValue === null || responseValue instanceof Response) return;
+    if (responseValue instanceof Blob || responseValue instanceof ArrayBuffer || ArrayBuffer.isView(responseValue)) return;
+    const accepted = request.headers.get('accept-encoding') ?? '';
+    const encoding = /\bzstd\b/.test(accepted) ? 'zstd' : /\bgzip\b/.test(accepted) ? 'gzip' : null;
+    if (!encoding) return;
+    const body = JSON.stringify(responseValue);
+    if (body.length < COMPRESS_FROM_BYTES) return; // Elysia sends small ones as usual
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(set.headers)) {
+      for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(name, String(one));
+    }
+    headers.set('content-type', 'application/json; charset=utf-8');
+    headers.set('content-encoding', encoding);
+    headers.set('vary', 'accept-encoding');
+    const compressed: Uint8Array<ArrayBuffer> = encoding === 'zstd' ? new Uint8Array(Bun.zstdCompressSync(body, { level: 3 })) : Bun.gzipSync(body, { level: 4 });
+    return new Response(compressed, { status: typeof set.status === 'number' ? set.status : 200, headers });
+  });
+}
+

@@ -220,8 +220,11 @@ export function startFleet(options: FleetOptions) {
   );
 
   async function drive(session: DeviceSession, index: number) {
-    // Spread the devices' first reports over one interval so the load is even.
-    await Bun.sleep((options.intervalMs * index) / Math.max(1, sessions.length));
+    // Each device reports on its own fixed grid, its phase spread over one interval, as real trackers keep
+    // their own clocks: the load stays even however long a connect or an ACK takes (sleeping a whole
+    // interval after each send would bunch the fleet up behind any slow moment and keep it bunched).
+    let dueMs = startMs + (options.intervalMs * index) / Math.max(1, sessions.length);
+    await Bun.sleep(Math.max(0, dueMs - Date.now()));
     let backoffMs = 1000;
     let clockMs = Date.now();
     while (running) {
@@ -245,7 +248,9 @@ export function startFleet(options: FleetOptions) {
         backoffMs = Math.min(backoffMs * 2, 60_000);
         continue;
       }
-      await Bun.sleep(options.intervalMs);
+      // The next slot of this device's grid still ahead (a send that overran skips the slots it missed).
+      dueMs += options.intervalMs * Math.max(1, Math.ceil((Date.now() - dueMs) / options.intervalMs));
+      await Bun.sleep(Math.max(0, dueMs - Date.now()));
     }
   }
 

@@ -182,6 +182,36 @@ describe('GET /api/tracking/units', () => {
     // A sanity bound, not a benchmark: the figure is printed for the record.
     console.info(`GET /api/tracking/units, 20,000 units on ${app.database.kind}: ${elapsed.toFixed(0)} ms`);
     expect(elapsed).toBeLessThan(10_000);
+
+    // Megabytes of JSON leave compressed for a browser that accepts it (zstd first, else gzip), byte for byte the same document.
+    const plain = await app.api.handle(
+      new Request('http://localhost/api/tracking/units', { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }),
+    );
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    const plainText = await plain.text();
+    expect(plainText.length).toBeGreaterThan(5_000_000);
+    const units = (text: string) => (JSON.parse(text) as { data: TrackedUnits }).data.units.map((unit) => [unit.id, unit.lat, unit.lon]);
+    for (const [accepted, encoding] of [
+      ['gzip, deflate, br, zstd', 'zstd'],
+      ['gzip, deflate', 'gzip'],
+    ] as const) {
+      const response = await app.api.handle(
+        new Request('http://localhost/api/tracking/units', {
+          headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'accept-encoding': accepted },
+        }),
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-encoding')).toBe(encoding);
+      expect(response.headers.get('content-type')).toStartWith('application/json');
+      const compressed = new Uint8Array(await response.arrayBuffer());
+      expect(compressed.byteLength).toBeLessThan(plainText.length / 5);
+      const text = new TextDecoder().decode(encoding === 'zstd' ? Bun.zstdDecompressSync(compressed) : Bun.gunzipSync(compressed));
+      expect(units(text)).toEqual(units(plainText));
+    }
+    // A small answer goes as it is.
+    const small = await app.api.handle(new Request('http://localhost/api/health', { headers: { 'accept-encoding': 'gzip, zstd' } }));
+    expect(small.headers.get('content-encoding')).toBeNull();
+    expect(((await small.json()) as { success: boolean }).success).toBe(true);
   }, 120_000);
 
   test('401 without a token, 403 when the map is disabled for the user', async () => {

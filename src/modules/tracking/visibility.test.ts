@@ -88,6 +88,7 @@ beforeAll(async () => {
   await fix(openCar, '2026-03-02T07:30:00Z', 59.3);
   await fix(lockedCar, '2026-03-02T07:30:00Z', 59.31);
   await fix(lockedCar, '2026-03-02T17:30:00Z', 59.32);
+  await writer.drain();
 }, 60_000);
 afterAll(async () => {
   await app?.close();

@@ -1,5 +1,6 @@
 import { createGeocoder, type Geocoder } from '../../lib/geocoding';
 import { AppError } from '../../lib/http';
+import { Pacer } from '../../lib/pace';
 import type { Platform } from '../../lib/platform';
 import type { Actor } from '../accounts/users';
 import { FLAG_FUTURE } from '../tracking/ingest';
@@ -26,6 +27,8 @@ import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
 
 /** Time zone used when neither the request nor the user names a valid one. */
 const FALLBACK_TIME_ZONE = 'Europe/Stockholm';
+/** Trip detection starts a pass at most once a second (see `Pacer`); the trip log needs no fresher data. */
+const DETECTION_PASS_EVERY_MS = 1000;
 
 /**
  * Work queue of units to detect. Ingest only enqueues, so detection never holds up acknowledging devices.
@@ -36,12 +39,14 @@ class DetectionQueue {
   private readonly pending = new Map<number, Window | null>();
   private readonly running = new Set<number>();
   private readonly active = new Set<Promise<void>>();
-  private scheduled = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly work: (batch: UnitWork[]) => Promise<void>,
     private readonly concurrency: number,
     private readonly maxBatch: number,
+    /** Passes start at most this often, so a trickle of positions is detected in few, larger batches. */
+    private readonly pace: Pacer,
   ) {}
 
   /** Queues a unit; without a window, only the clock check of its trip in progress. */
@@ -49,14 +54,17 @@ class DetectionQueue {
     const queued = this.pending.get(unitId) ?? null;
     if (queued && window) this.pending.set(unitId, { minT: Math.min(queued.minT, window.minT), maxT: Math.max(queued.maxT, window.maxT) });
     else this.pending.set(unitId, queued ?? window);
-    // Start on the next turn, so the events of one ingest batch (one per unit) land in one detection batch.
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        this.pump();
-      });
-    }
+    this.schedule();
+  }
+
+  /** Starts the next pass once the pace allows (at once when a full batch is waiting), at least on the next turn so one ingest batch's events land in one detection batch. */
+  private schedule() {
+    if (this.timer || this.pending.size === 0) return;
+    const delay = this.pending.size >= this.maxBatch ? 0 : this.pace.waitMs;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.pump();
+    }, delay);
   }
 
   private pump() {
@@ -68,6 +76,7 @@ class DetectionQueue {
         if (batch.length >= this.maxBatch) break;
       }
       if (batch.length === 0) return;
+      this.pace.started();
       for (const { unitId } of batch) {
         this.pending.delete(unitId);
         this.running.add(unitId);
@@ -75,7 +84,7 @@ class DetectionQueue {
       const task: Promise<void> = this.work(batch).finally(() => {
         for (const { unitId } of batch) this.running.delete(unitId);
         this.active.delete(task);
-        this.pump();
+        this.schedule();
       });
       this.active.add(task);
     }
@@ -83,10 +92,15 @@ class DetectionQueue {
 
   /** Resolves once nothing is queued or running. */
   async idle(): Promise<void> {
-    while (this.active.size > 0 || this.pending.size > 0) {
-      if (this.active.size === 0) this.pump();
-      if (this.active.size === 0) return;
-      await Promise.race(this.active);
+    const release = this.pace.hold();
+    try {
+      while (this.active.size > 0 || this.pending.size > 0) {
+        if (this.active.size === 0) this.pump();
+        if (this.active.size === 0) return;
+        await Promise.race(this.active);
+      }
+    } finally {
+      release();
     }
   }
 }
@@ -278,7 +292,7 @@ export function createTripService(platform: Platform, units: UnitService, option
     for (const work of outcome.deferred) await redetectOne(work);
   }
 
-  const queue = new DetectionQueue(runBatch, database.kind === 'pglite' ? 1 : 2, 500);
+  const queue = new DetectionQueue(runBatch, database.kind === 'pglite' ? 1 : 2, 500, new Pacer(DETECTION_PASS_EVERY_MS));
 
   events.on('positions.stored', ({ unitId, positions }) => {
     let minT = Number.POSITIVE_INFINITY;

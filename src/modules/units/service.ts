@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { and, asc, count, desc, eq, exists, gt, ilike, inArray, not, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../lib/db/client';
 import { uniqueViolation } from '../../lib/db/errors';
+import { Pacer } from '../../lib/pace';
 import { AppError, fieldError, forbidden, notFound } from '../../lib/http';
 import { type Language, translate } from '../../lib/i18n';
 import type { Platform } from '../../lib/platform';
@@ -360,6 +361,8 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
   type EnginePosition = { time: Date; ignition: boolean | undefined; normalized: { ignition?: boolean; engineSeconds?: number } };
   const engineBacklog = new Map<number, EnginePosition[]>();
   let engineRun: Promise<void> | null = null;
+  /** Operating hours are counted in a pass at most every 2 s (see `Pacer`). */
+  const enginePace = new Pacer(2000);
 
   /**
    * Counts ignition-on time from stored records (spec §3 operating hours): the time from a record with the
@@ -421,6 +424,7 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
     if (engineRun) return;
     engineRun = (async () => {
       while (engineBacklog.size > 0) {
+        await enginePace.next();
         const batch = new Map(engineBacklog);
         engineBacklog.clear();
         try {
@@ -834,7 +838,12 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
   const service = {
     /** Resolves once the operating hours of every position stored so far are counted (tests, shutdown). */
     async engineHoursSettled(): Promise<void> {
-      while (engineRun) await engineRun;
+      const release = enginePace.hold();
+      try {
+        while (engineRun) await engineRun;
+      } finally {
+        release();
+      }
     },
 
     /** Wires the modules built after this one (tracking's live state, the trip log's settings). */

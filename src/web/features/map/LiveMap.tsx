@@ -17,7 +17,7 @@ import { UnitPopup } from './UnitPopup';
 const MapCanvas = lazy(() => import('./MapCanvas'));
 
 /** The side panel and popup re-read the store at most this often (the map itself draws every frame). */
-const PANEL_REFRESH_MS = 500;
+const PANEL_REFRESH_MS = 1000;
 
 let mapCssInjected = false;
 function injectCss() {

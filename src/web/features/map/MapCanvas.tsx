@@ -296,9 +296,18 @@ function draw(c: Controller): void {
   c.index.request(bbox, zoom);
   const changed = store.takeChanged();
   if (changed.size > 0) c.index.markStale();
-  // Panning alone needs no new layers (deck.gl follows the camera): rebuild only when something changed.
-  const signature = [c.index.viewSeq, store.version, props, Math.floor(zoom)];
-  if (changed.size === 0 && c.lastSignature && signature.every((part, i) => part === c.lastSignature![i])) {
+  // New layers (and a repaint, costly with software WebGL) only when something visible changed: panning alone
+  // needs none (deck.gl follows the camera), nor do new states of units inside clusters or out of view (the
+  // next clustering pass shows them).
+  let visibleChange = false;
+  for (const id of changed) {
+    if (c.drawnUnits.has(id) || id === props.selectedId) {
+      visibleChange = true;
+      break;
+    }
+  }
+  const signature = [c.index.viewSeq, store.listVersion, props, Math.floor(zoom)];
+  if (!visibleChange && c.lastSignature && signature.every((part, i) => part === c.lastSignature![i])) {
     if (c.index.pending) scheduleRecluster(c);
     return;
   }
@@ -310,14 +319,8 @@ function draw(c: Controller): void {
   c.drawnUnits = new Map(view.units.map((unit) => [unit.id, [unit.lon!, unit.lat!]]));
   c.drawnClusters = view.clusters;
   c.clusterOfUnit.clear();
-  // Latency probe: units whose new state this draw shows (on their own or as part of a cluster in view).
-  const [west, south, east, north] = bbox;
-  for (const id of changed) {
-    const unit = store.get(id);
-    if (unit && unit.lat !== null && unit.lon !== null && unit.lon >= west && unit.lon <= east && unit.lat >= south && unit.lat <= north) {
-      c.pendingDrawn.push(id);
-    }
-  }
+  // Latency probe: units drawn on their own whose new state this draw shows.
+  for (const id of changed) if (c.drawnUnits.has(id)) c.pendingDrawn.push(id);
   c.overlay.setProps({ layers: buildLayers(c, view.units, view.clusters, zoom) });
   if (store.loadState === 'ready' && store.probe.firstDrawAt === 0) c.firstDrawPending = true;
   c.frames += 1;
@@ -493,7 +496,18 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       }),
     };
     propsRef.current.onReady?.(handle);
-    map.once('load', redraw);
+    const marks = propsRef.current.store.probe.marks;
+    marks.mapCreated = performance.now();
+    map.once('load', () => {
+      marks.mapLoaded = performance.now();
+      redraw();
+    });
+    map.once('render', () => {
+      marks.firstRender = performance.now();
+    });
+    map.once('idle', () => {
+      marks.firstIdle = performance.now();
+    });
     redraw();
 
     return () => {

@@ -130,7 +130,7 @@ export function applyBaseMap(map: MapLibre, node: HTMLElement, options: { subsit
     try {
       const offline = await offlineStyle();
       if (options.signal.aborted) return;
-      map.setStyle(offline);
+      addBeneath(map, offline);
       map.once('idle', () => {
         node.dataset.basemap = 'offline';
       });
@@ -147,3 +147,23 @@ export function applyBaseMap(map: MapLibre, node: HTMLElement, options: { subsit
     });
   })();
 }
+
+/**
+ * Adds a style's sources and layers beneath what the map draws already, without replacing its style: what is
+ * on the map meanwhile (deck.gl's vehicles, drawn as soon as the unit list is in) stays up and is not
+ * reloaded. A layer the map has already (the background) is kept.
+ */
+function addBeneath(map: MapLibre, style: StyleSpecification): void {
+  const add = () => {
+    const beforeId = map.getLayersOrder().find((id) => !style.layers.some((layer) => layer.id === id));
+    for (const [id, source] of Object.entries(style.sources)) if (!map.getSource(id)) map.addSource(id, source);
+    for (const layer of style.layers) if (!map.getLayer(layer.id)) map.addLayer(layer, beforeId);
+  };
+  try {
+    add();
+  } catch {
+    // The map's own first style is not in yet ("Style is not done loading"): add once it is.
+    map.once('style.load', add);
+  }
+}
+

@@ -49,7 +49,17 @@ export class FleetStore {
   private stopped = false;
   private readonly listeners = new Set<() => void>();
   /** Ingest-to-marker samples: [ingest time (the state's lastSeen, ms), time the marker was drawn (ms)] (see `recordDrawn`). */
-  readonly probe = { drawn: [] as Array<[number, number]>, firstDrawAt: 0, loadedAt: 0, messages: 0, unitsReceived: 0 };
+  readonly probe = {
+    drawn: [] as Array<[number, number]>,
+    firstDrawAt: 0,
+    loadedAt: 0,
+    messages: 0,
+    unitsReceived: 0,
+    /** Moments of the map's start (performance.now()): where a slow first draw went. */
+    marks: {} as Record<string, number>,
+    /** Per update message: [server send time, browser receive time, oldest lastSeen in it, newest lastSeen] (ms). */
+    updates: [] as Array<[number, number, number, number]>,
+  };
 
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -207,6 +217,7 @@ export class FleetStore {
       }
       this.probe.messages += 1;
       this.since = message.serverTime ?? this.since;
+      if (message.type === 'update') this.recordUpdate(message.serverTime, message.units);
       if (message.type === 'catchup' || message.type === 'update') this.apply(message.units);
       else if (message.type === 'reload') this.scheduleReload();
     };
@@ -261,6 +272,21 @@ export class FleetStore {
   private mapDisabled(): void {
     this.connection = 'closed';
     window.dispatchEvent(new CustomEvent(NAVIGATE_EVENT, { detail: '/user/create-triplog' }));
+  }
+
+  /** Where the time of an update went: ingest to send (server), send to receive (socket and page). */
+  private recordUpdate(serverTime: string, states: LiveState[]): void {
+    let oldest = Number.POSITIVE_INFINITY;
+    let newest = 0;
+    for (const state of states) {
+      if (!state.lastSeen) continue;
+      const seen = Date.parse(state.lastSeen);
+      if (seen < oldest) oldest = seen;
+      if (seen > newest) newest = seen;
+    }
+    if (newest === 0) return;
+    if (this.probe.updates.length >= PROBE_SAMPLES) this.probe.updates.shift();
+    this.probe.updates.push([Date.parse(serverTime), Date.now(), oldest, newest]);
   }
 
   /**
