@@ -45,7 +45,7 @@ function precompress(dir: string) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) precompress(path);
-    else if (/\.(js|css|html|svg|json|txt)$/.test(name)) writeFileSync(`${path}.gz`, Bun.gzipSync(readFileSync(path), { level: 9 }));
+    else if (/\.(js|css|html|svg|json|geojson|txt)$/.test(name)) writeFileSync(`${path}.gz`, Bun.gzipSync(readFileSync(path), { level: 9 }));
   }
 }
 

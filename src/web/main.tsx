@@ -1,12 +1,14 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App, createQueryClient } from './app/App';
+import { prefetchLiveMap } from './features/map/prefetch';
 import { initI18n } from './lib/i18n';
 import { restoreSession } from './lib/session';
 
 async function start() {
   const i18n = initI18n();
   await restoreSession();
+  prefetchLiveMap();
   const container = document.getElementById('root');
   if (!container) throw new Error('#root missing');
   createRoot(container).render(

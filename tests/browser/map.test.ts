@@ -124,6 +124,41 @@ describe('live map', () => {
     await screenshot(page, 'map-live-marker');
   });
 
+  test('a reload on the map asks for the unit list once, before the app renders, and the base map draws the shipped outlines', async () => {
+    const account = await suite.server.createAccount();
+    const car = await addUnit(account.accountId, 'Poolbil 1', 'POO001');
+    await sendThroughGateway(car.imei, [{ lat: 59.3293, lon: 18.0686 }]);
+    const page = await suite.newPage();
+    await openMap(page, account);
+    const listRequests: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/tracking/units') listRequests.push(request.url());
+    });
+    await page.reload();
+    await page.waitForFunction(() => window.__fleetMap?.store.loadState === 'ready');
+    expect(listRequests).toHaveLength(1);
+    await expect(page.evaluate(() => window.__fleetMap?.store.units.map((unit) => unit.name))).resolves.toEqual(['Poolbil 1']);
+    // Asked for at start-up: before the router had even asked for the map page's code.
+    const started = await page.evaluate(() => {
+      const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+      return {
+        list: entries.find((entry) => entry.name.includes('/api/tracking/units'))?.startTime ?? -1,
+        page: entries.find((entry) => /\/assets\/LiveMap-[^/]+\.js$/.test(entry.name))?.startTime ?? -1,
+      };
+    });
+    expect(started.list).toBeGreaterThan(0);
+    expect(started.list).toBeLessThan(started.page);
+    // The outlines come as files MapLibre's worker loads: Sweden at 1:10m from zoom 7, the world at 1:50m.
+    await page.locator('[data-testid="map-gl"][data-basemap="offline"]').waitFor({ timeout: 30_000 });
+    const outlines = await page.evaluate(() => {
+      const map = window.__fleetMap!.map!.map;
+      return { detailed: map.querySourceFeatures('detailed').length, world: map.querySourceFeatures('world').length, zoom: map.getZoom() };
+    });
+    expect(outlines.zoom).toBeGreaterThanOrEqual(7);
+    expect(outlines.detailed).toBeGreaterThan(0);
+    expect(outlines.world).toBeGreaterThan(0);
+  });
+
   test('list search filters the virtualised list, and a click focuses the unit', async () => {
     const account = await suite.server.createAccount();
     const units = [];

@@ -8,3 +8,9 @@ declare module 'maplibre-gl/dist/maplibre-gl-worker.mjs' {
   const source: string;
   export default source;
 }
+
+/** GeoJSON the web build ships as a hashed file (`with { type: 'file' }`): its URL. */
+declare module '*.geojson' {
+  const url: string;
+  export default url;
+}

@@ -7,6 +7,22 @@ export const CLUSTER_MAX_ZOOM = 15;
 export const RECLUSTER_MS = 2000;
 const OPTIONS = { radius: 56, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 3 };
 
+/** [west, south, east, north] in degrees. */
+export type Bounds = [number, number, number, number];
+/** Each side of a view question reaches this share of the view's size beyond what is visible. */
+const VIEW_MARGIN = 0.25;
+
+export const clamp = ([west, south, east, north]: Bounds): Bounds => [Math.max(-180, west), Math.max(-85, south), Math.min(180, east), Math.min(85, north)];
+
+/** The bounds a view question covers: the visible ones with the margin. */
+export function padded([west, south, east, north]: Bounds): Bounds {
+  const dx = (east - west) * VIEW_MARGIN;
+  const dy = (north - south) * VIEW_MARGIN;
+  return clamp([west - dx, south - dy, east + dx, north + dy]);
+}
+
+export const contains = (outer: Bounds, inner: Bounds) => inner[0] >= outer[0] && inner[1] >= outer[1] && inner[2] <= outer[2] && inner[3] <= outer[3];
+
 export interface ClusterMarker {
   kind: 'cluster';
   id: number;
@@ -79,8 +95,10 @@ export class ClusterIndex {
   private builtKey: string | null = null;
   private stale = true;
   private seq = 0;
-  private lastRequest = '';
+  /** The padded bounds and zoom of the last view asked for; null asks again. */
+  private covered: { bbox: Bounds; zoom: number } | null = null;
   private view: ViewReply | null = null;
+  private clusters: { of: ViewReply | null; markers: ClusterMarker[] } = { of: null, markers: [] };
   private readonly expansions = new Map<number, (zoom: number) => void>();
 
   /** `onView`: a new view (or a new index) arrived; draw again. */
@@ -91,7 +109,7 @@ export class ClusterIndex {
       const message = event.data as ViewReply | { type: 'built'; generation: number } | { type: 'expansion'; seq: number; zoom: number };
       if (message.type === 'built') {
         this.building = false;
-        this.lastRequest = ''; // ask for the view again from the new index
+        this.covered = null; // ask for the view again from the new index
         this.onView();
       } else if (message.type === 'view') {
         // While the map pans every frame, answers arrive for views already left: take any newer one.
@@ -147,22 +165,29 @@ export class ClusterIndex {
     return this.stale || this.building;
   }
 
-  /** Asks for the clusters in these bounds at this zoom (answered asynchronously, see `onView`). */
-  request(bbox: [number, number, number, number], zoom: number): void {
+  /**
+   * Asks for the clusters of the visible bounds at this zoom (answered asynchronously, see `onView`). The
+   * question covers a margin around the view, so a pan within it needs no new answer: the layers stay as they
+   * are and only the camera moves, instead of every layer's data being rebuilt each frame of a drag.
+   */
+  request(visible: Bounds, zoom: number): void {
     const z = Math.floor(zoom);
-    const key = `${bbox.map((v) => v.toFixed(4)).join(',')}|${z}`;
-    if (key === this.lastRequest) return;
-    this.lastRequest = key;
+    if (this.covered && this.covered.zoom === z && contains(this.covered.bbox, clamp(visible))) return;
+    const bbox = padded(visible);
+    this.covered = { bbox, zoom: z };
     this.seq += 1;
     this.worker.postMessage({ type: 'view', seq: this.seq, bbox, zoom: z });
   }
 
   /** The latest answer: clusters, and the units drawn on their own with their newest state. */
   current(unitOf: (id: number) => TrackedUnit | undefined, include: (unit: TrackedUnit) => boolean): ClusterView {
-    const clusters: ClusterMarker[] = [];
     const units: TrackedUnit[] = [];
-    if (!this.view) return { clusters, units };
-    for (const [id, lon, lat, count] of this.view.clusters) clusters.push({ kind: 'cluster', id, position: [lon, lat], count });
+    if (!this.view) return { clusters: [], units };
+    // The same array while the answer is the same, so that a redraw for a moved unit leaves the cluster layers be.
+    if (this.clusters.of !== this.view) {
+      this.clusters = { of: this.view, markers: this.view.clusters.map(([id, lon, lat, count]) => ({ kind: 'cluster', id, position: [lon, lat], count })) };
+    }
+    const clusters = this.clusters.markers;
     for (const id of this.view.ids) {
       const unit = unitOf(id);
       if (unit && unit.lat !== null && unit.lon !== null && include(unit)) units.push(unit);
@@ -173,7 +198,7 @@ export class ClusterIndex {
   expansionZoom(clusterId: number): Promise<number> {
     this.seq += 1;
     const seq = this.seq;
-    this.lastRequest = ''; // the view request above was superseded
+    this.covered = null; // the view request above was superseded
     return new Promise((resolve) => {
       this.expansions.set(seq, resolve);
       this.worker.postMessage({ type: 'expansion', seq, id: clusterId });

@@ -1,7 +1,11 @@
 /**
- * Generates `nordic-outlines.json`: the 1:10m Natural Earth outlines (world-atlas) of the markets'
- * countries and their neighbours, coordinates rounded to 4 decimals (~11 m). The offline base map draws
- * these instead of the 1:50m world outlines, where the coarser coast would put central Stockholm at sea.
+ * Generates the offline base map's outlines (Natural Earth via world-atlas) as GeoJSON files, which the web
+ * build ships as hashed assets and MapLibre's worker fetches and parses off the page's main thread:
+ * - `nordic-outlines.geojson`: the 1:10m outlines of the markets' countries and their neighbours, coordinates
+ *   rounded to 4 decimals (~11 m); drawn instead of the 1:50m ones, where the coarser coast would put central
+ *   Stockholm at sea;
+ * - `world-outlines.geojson`: every country at 1:50m, 3 decimals (~110 m, below that scale's accuracy), each
+ *   marked `detailed` when the file above replaces it from zoom 7 on.
  *
  *   bun run src/web/features/map/outlines.generate.ts
  */
@@ -9,6 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { feature } from 'topojson-client';
 import countries10m from 'world-atlas/countries-10m.json';
+import countries50m from 'world-atlas/countries-50m.json';
 
 /** ISO 3166-1 numeric ids (world-atlas feature ids). */
 const DETAILED_COUNTRIES = [
@@ -27,34 +32,47 @@ const DETAILED_COUNTRIES = [
   '528', // Netherlands
 ];
 
-const round = (value: number) => Math.round(value * 1e4) / 1e4;
+type Outline = GeoJSON.Feature<GeoJSON.Polygon | GeoJSON.MultiPolygon>;
 
-function roundRing(ring: number[][]): number[][] {
+function roundRing(ring: number[][], decimals: number): number[][] {
+  const factor = 10 ** decimals;
   const out: number[][] = [];
   for (const [x, y] of ring) {
-    const point = [round(x!), round(y!)];
+    const point = [Math.round(x! * factor) / factor, Math.round(y! * factor) / factor];
     const last = out[out.length - 1];
     if (!last || last[0] !== point[0] || last[1] !== point[1]) out.push(point);
   }
   return out;
 }
 
-if (import.meta.main) {
-  // biome-ignore lint/suspicious/noExplicitAny: TopoJSON typings do not describe the JSON import.
-  const topology = countries10m as any;
-  const all = feature(topology, topology.objects.countries) as unknown as GeoJSON.FeatureCollection<GeoJSON.Polygon | GeoJSON.MultiPolygon>;
-  const features = all.features
-    .filter((f) => DETAILED_COUNTRIES.includes(String(f.id)))
-    .map((f) => ({
-      type: 'Feature' as const,
-      id: String(f.id),
-      properties: { name: (f.properties as { name?: string } | null)?.name ?? '' },
-      geometry:
-        f.geometry.type === 'Polygon'
-          ? { type: 'Polygon' as const, coordinates: f.geometry.coordinates.map(roundRing) }
-          : { type: 'MultiPolygon' as const, coordinates: f.geometry.coordinates.map((polygon) => polygon.map(roundRing)) },
-    }));
-  const path = join(import.meta.dir, 'nordic-outlines.json');
+function rounded(geometry: Outline['geometry'], decimals: number): Outline['geometry'] {
+  return geometry.type === 'Polygon'
+    ? { type: 'Polygon', coordinates: geometry.coordinates.map((ring) => roundRing(ring, decimals)) }
+    : { type: 'MultiPolygon', coordinates: geometry.coordinates.map((polygon) => polygon.map((ring) => roundRing(ring, decimals))) };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: TopoJSON typings do not describe the JSON import.
+function countriesOf(topology: any): Outline[] {
+  return (feature(topology, topology.objects.countries) as unknown as GeoJSON.FeatureCollection<Outline['geometry']>).features.filter(
+    (f) => f.geometry !== null,
+  );
+}
+
+function write(name: string, features: Outline[]) {
+  const path = join(import.meta.dir, name);
   writeFileSync(path, JSON.stringify({ type: 'FeatureCollection', features }));
   console.log(`${features.length} countries → ${path}`);
+}
+
+if (import.meta.main) {
+  write(
+    'nordic-outlines.geojson',
+    countriesOf(countries10m)
+      .filter((f) => DETAILED_COUNTRIES.includes(String(f.id)))
+      .map((f) => ({ type: 'Feature', properties: { name: (f.properties as { name?: string } | null)?.name ?? '' }, geometry: rounded(f.geometry, 4) })),
+  );
+  write(
+    'world-outlines.geojson',
+    countriesOf(countries50m).map((f) => ({ type: 'Feature', properties: { detailed: DETAILED_COUNTRIES.includes(String(f.id)) }, geometry: rounded(f.geometry, 3) })),
+  );
 }

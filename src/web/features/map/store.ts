@@ -8,6 +8,7 @@ import {
 } from '../../../modules/tracking/model';
 import { api, isApiError, NAVIGATE_EVENT } from '../../lib/api';
 import { clearSession, getSession, type SessionUser, updateSessionUser } from '../../lib/session';
+import { takePrefetchedUnits } from './prefetch';
 
 export type { TrackedUnit };
 
@@ -117,7 +118,7 @@ export class FleetStore {
 
   private async load(): Promise<void> {
     try {
-      const data = await api.get<TrackedUnits>('/api/tracking/units');
+      const data = await (takePrefetchedUnits() ?? api.get<TrackedUnits>('/api/tracking/units'));
       if (this.stopped) return;
       this.replaceAll(data.units);
       this.since = data.serverTime;

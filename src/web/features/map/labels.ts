@@ -1,0 +1,35 @@
+import { BADGE_SIZE } from './symbols';
+
+/** Unit names on the map: size and distance below the marker (px). */
+export const LABEL_SIZE = 12;
+export const LABEL_OFFSET = BADGE_SIZE / 2 + 10;
+
+interface Labelled {
+  id: number;
+  name: string;
+  lat: number | null;
+  lon: number | null;
+}
+
+/**
+ * The units whose names fit: each label claims its box on screen (below its marker), the selected unit's first,
+ * then in list order; a label that would overlap one already placed is left out, as maps do, instead of
+ * stacking unreadable text. `project` gives a position's screen pixel. Panning keeps screen distances, so the
+ * map redoes this only when its layers are rebuilt (data, or a half zoom step).
+ */
+export function placeLabels<T extends Labelled>(project: (lngLat: [number, number]) => { x: number; y: number }, units: T[], selectedId: number | null): T[] {
+  const ordered = selectedId === null ? units : [...units].sort((a, b) => Number(b.id === selectedId) - Number(a.id === selectedId));
+  const placed: Array<[number, number, number, number]> = [];
+  const out: T[] = [];
+  for (const unit of ordered) {
+    if (unit.lat === null || unit.lon === null) continue;
+    const at = project([unit.lon, unit.lat]);
+    // Roughly the drawn text's extent: 0.62 em per character, centred under the marker.
+    const halfWidth = (unit.name.length * LABEL_SIZE * 0.62) / 2 + 3;
+    const box: [number, number, number, number] = [at.x - halfWidth, at.y + LABEL_OFFSET - 9, at.x + halfWidth, at.y + LABEL_OFFSET + 9];
+    if (placed.some((other) => box[0] < other[2] && box[2] > other[0] && box[1] < other[3] && box[3] > other[1])) continue;
+    placed.push(box);
+    out.push(unit);
+  }
+  return out;
+}
