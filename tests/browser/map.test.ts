@@ -157,6 +157,30 @@ describe('live map', () => {
     expect(outlines.zoom).toBeGreaterThanOrEqual(7);
     expect(outlines.detailed).toBeGreaterThan(0);
     expect(outlines.world).toBeGreaterThan(0);
+
+    // Software WebGL (this browser has no GPU): a moving map is drawn at half resolution, sharp again once settled.
+    const renderer = await page.evaluate(() => {
+      const gl = window.__fleetMap!.map!.map.getCanvas().getContext('webgl2')!;
+      const info = gl.getExtension('WEBGL_debug_renderer_info');
+      return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+    });
+    expect(renderer).toMatch(/SwiftShader/i);
+    const canvas = page.getByTestId('map-gl');
+    expect(await canvas.getAttribute('data-resolution')).toBe('full');
+    const whileMoving = await page.evaluate(async () => {
+      const map = window.__fleetMap!.map!.map;
+      const widths: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        map.panBy([20, 0], { animate: false });
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+        widths.push(map.getCanvas().width / map.getCanvas().clientWidth);
+      }
+      return { widths, state: document.querySelector('[data-testid="map-gl"]')?.getAttribute('data-resolution') };
+    });
+    expect(whileMoving.state).toBe('reduced');
+    for (const ratio of whileMoving.widths) expect(ratio).toBeCloseTo(0.5, 1);
+    await page.locator('[data-testid="map-gl"][data-resolution="full"]').waitFor({ timeout: 5000 });
+    await expect(page.evaluate(() => window.__fleetMap!.map!.map.getCanvas().width / window.__fleetMap!.map!.map.getCanvas().clientWidth)).resolves.toBeCloseTo(1, 1);
   });
 
   test('list search filters the virtualised list, and a click focuses the unit', async () => {

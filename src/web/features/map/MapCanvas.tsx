@@ -322,6 +322,55 @@ function draw(c: Controller): void {
   if (c.index.pending) scheduleRecluster(c);
 }
 
+/** Share of the full resolution a software renderer draws at while the map moves. */
+const MOVING_RESOLUTION = 0.5;
+/** The map counts as settled (and is drawn sharp again) this long after its last move. */
+const SETTLE_MS = 250;
+
+/** WebGL without a GPU (SwiftShader, llvmpipe): every pixel is computed by the CPU. */
+function softwareRenderer(map: MapLibre): boolean {
+  const gl = map.getCanvas().getContext('webgl2');
+  if (!gl) return false;
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+  return /swiftshader|llvmpipe|softpipe|software/i.test(renderer);
+}
+
+/**
+ * On a software renderer a frame's cost follows its pixel count, so while the map is dragged, zoomed or flown
+ * it is drawn at half resolution (a quarter of the pixels) and drawn sharp again once it settles, as offices
+ * on remote desktops without a GPU need to pan a large fleet smoothly. `node.dataset.resolution` tells which.
+ */
+function reduceResolutionWhileMoving(map: MapLibre, node: HTMLElement): () => void {
+  let settle: ReturnType<typeof setTimeout> | null = null;
+  // Changing the resolution resizes the map, which itself reports a move: not one of the user's.
+  let resizing = false;
+  const resolution = (share: number) => {
+    resizing = true;
+    try {
+      map.setPixelRatio((window.devicePixelRatio || 1) * share);
+    } finally {
+      resizing = false;
+    }
+    node.dataset.resolution = share === 1 ? 'full' : 'reduced';
+  };
+  node.dataset.resolution = 'full';
+  const onMove = () => {
+    if (resizing) return;
+    if (settle === null) resolution(MOVING_RESOLUTION);
+    else clearTimeout(settle);
+    settle = setTimeout(() => {
+      settle = null;
+      resolution(1);
+    }, SETTLE_MS);
+  };
+  map.on('move', onMove);
+  return () => {
+    map.off('move', onMove);
+    if (settle !== null) clearTimeout(settle);
+  };
+}
+
 let reclusterTimer: ReturnType<typeof setTimeout> | null = null;
 function scheduleRecluster(c: Controller) {
   if (reclusterTimer) return;
@@ -450,6 +499,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
     const redraw = () => requestDraw(controller);
     map.on('move', redraw);
     map.on('resize', redraw);
+    const stopAdapting = softwareRenderer(map) ? reduceResolutionWhileMoving(map, container) : () => {};
     const unsubscribe = propsRef.current.store.subscribe(redraw);
     const resizeObserver = new ResizeObserver(() => map.resize());
     resizeObserver.observe(container);
@@ -503,6 +553,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
     redraw();
 
     return () => {
+      stopAdapting();
       abort.abort();
       unsubscribe();
       resizeObserver.disconnect();
