@@ -9,18 +9,11 @@ import { createPortal } from 'react-dom';
 import { applyBaseMap, DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM } from './basemap';
 import { CLUSTER_MAX_ZOOM, type ClusterMarker, ClusterIndex } from './clusters';
 import type { HistoryView } from './history';
-import { LABEL_OFFSET, LABEL_SIZE, placeLabels } from './labels';
+import { LABEL_HEIGHT, LabelAtlas, placeLabels } from './labels';
 import type { FleetStore, TrackedUnit } from './store';
 import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, type IconAtlas, markerSymbol, rgbOf, STATUS_COLORS } from './symbols';
 
 const INTERLEAVED = new URLSearchParams(window.location.search).get('deck') !== 'overlaid';
-
-/** Characters of the label font atlas: fixed, so that new names never rebuild it. */
-const LABEL_CHARACTERS = (() => {
-  let text = '';
-  for (let code = 32; code < 127; code++) text += String.fromCharCode(code);
-  return `${text}ÅÄÖåäöÆØæøÜüÉéÈèÁáÍíÓóÚúÑñßÇç–·`;
-})();
 
 /** Unit names are drawn next to the markers while no more than this many units are drawn on their own. */
 const MAX_LABELS = 400;
@@ -61,6 +54,8 @@ interface Controller {
   map: MapLibre;
   overlay: MapboxOverlay;
   atlas: IconAtlas;
+  /** Pictures of unit names. */
+  labels: LabelAtlas;
   index: ClusterIndex;
   props: MapCanvasProps;
   frame: number | null;
@@ -226,22 +221,18 @@ function buildLayers(c: Controller, units: TrackedUnit[], clusters: ClusterMarke
     }),
   );
   if (units.length <= MAX_LABELS && zoom >= 10) {
+    const named = placeLabels((lngLat) => c.map.project(lngLat), units, props.selectedId);
+    c.labels.ensure(named.map((unit) => unit.name));
     layers.push(
-      new TextLayer<TrackedUnit>({
+      new IconLayer<TrackedUnit>({
         id: 'labels',
-        data: placeLabels((lngLat) => c.map.project(lngLat), units, props.selectedId),
+        data: named,
+        iconAtlas: c.labels.canvas as unknown as string,
+        iconMapping: c.labels.mapping,
+        getIcon: (unit) => unit.name,
         getPosition: (unit) => [unit.lon!, unit.lat!],
-        getText: (unit) => unit.name,
-        getSize: LABEL_SIZE,
-        getPixelOffset: [0, LABEL_OFFSET],
-        getColor: [27, 36, 48, 255],
-        // A white halo rather than a box behind each name: one draw instead of two, and a view of the map beneath.
-        fontSettings: { sdf: true, fontSize: 32, buffer: 6 },
-        outlineWidth: 3,
-        outlineColor: [255, 255, 255, 235],
-        fontFamily: 'system-ui, sans-serif',
-        fontWeight: 600,
-        characterSet: LABEL_CHARACTERS,
+        getSize: LABEL_HEIGHT,
+        sizeUnits: 'pixels',
       }),
     );
   }
@@ -341,14 +332,16 @@ function softwareRenderer(map: MapLibre): boolean {
  * it is drawn at half resolution (a quarter of the pixels) and drawn sharp again once it settles, as offices
  * on remote desktops without a GPU need to pan a large fleet smoothly. `node.dataset.resolution` tells which.
  */
-function reduceResolutionWhileMoving(map: MapLibre, node: HTMLElement): () => void {
+function reduceResolutionWhileMoving(map: MapLibre, node: HTMLElement, onResized: () => void): () => void {
   let settle: ReturnType<typeof setTimeout> | null = null;
   // Changing the resolution resizes the map, which itself reports a move: not one of the user's.
   let resizing = false;
   const resolution = (share: number) => {
     resizing = true;
+    const ratio = (window.devicePixelRatio || 1) * share;
     try {
-      map.setPixelRatio((window.devicePixelRatio || 1) * share);
+      map.setPixelRatio(ratio);
+      onResized();
     } finally {
       resizing = false;
     }
@@ -458,6 +451,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
         },
       }),
       atlas: buildIconAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
+      labels: new LabelAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
       index: null as unknown as ClusterIndex,
       props: propsRef.current,
       frame: null,
@@ -499,7 +493,16 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
     const redraw = () => requestDraw(controller);
     map.on('move', redraw);
     map.on('resize', redraw);
-    const stopAdapting = softwareRenderer(map) ? reduceResolutionWhileMoving(map, container) : () => {};
+    const stopAdapting = softwareRenderer(map)
+      ? // deck.gl draws into the map's canvas through a canvas context of its own, which keeps its own idea of the
+        // drawing buffer's size (the overlay drops `useDevicePixels` when interleaved): hand it the map's new size,
+        // through the Deck the overlay keeps on the map.
+        reduceResolutionWhileMoving(map, container, () => {
+          const canvas = map.getCanvas();
+          const deck = (map as unknown as { __deck?: { device?: { getDefaultCanvasContext(): { setDrawingBufferSize(width: number, height: number): void } } } }).__deck;
+          deck?.device?.getDefaultCanvasContext().setDrawingBufferSize(canvas.width, canvas.height);
+        })
+      : () => {};
     const unsubscribe = propsRef.current.store.subscribe(redraw);
     const resizeObserver = new ResizeObserver(() => map.resize());
     resizeObserver.observe(container);
