@@ -1,5 +1,5 @@
 import type { Layer, PickingInfo } from '@deck.gl/core';
-import { IconLayer, PathLayer, ScatterplotLayer, TextLayer } from '@deck.gl/layers';
+import { IconLayer, PathLayer, ScatterplotLayer } from '@deck.gl/layers';
 import { MapboxOverlay } from '@deck.gl/mapbox';
 import { Map as MapLibre, NavigationControl, Popup, ScaleControl, setWorkerUrl } from 'maplibre-gl';
 import mapLibreCss from 'maplibre-gl/dist/maplibre-gl.css' with { type: 'text' };
@@ -9,9 +9,10 @@ import { createPortal } from 'react-dom';
 import { applyBaseMap, DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM } from './basemap';
 import { CLUSTER_MAX_ZOOM, type ClusterMarker, ClusterIndex } from './clusters';
 import type { HistoryView } from './history';
-import { LABEL_HEIGHT, LabelAtlas, placeLabels } from './labels';
+import { labelPicture, placeLabels } from './labels';
+import { type Picture, PictureAtlas } from './pictures';
 import type { FleetStore, TrackedUnit } from './store';
-import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, type IconAtlas, markerSymbol, rgbOf, STATUS_COLORS } from './symbols';
+import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, clusterPicture, type IconAtlas, STATUS_COLORS, unitBadgePicture } from './symbols';
 
 const INTERLEAVED = new URLSearchParams(window.location.search).get('deck') !== 'overlaid';
 
@@ -54,8 +55,8 @@ interface Controller {
   map: MapLibre;
   overlay: MapboxOverlay;
   atlas: IconAtlas;
-  /** Pictures of unit names. */
-  labels: LabelAtlas;
+  /** Pictures of clusters, unit badges and names. */
+  pictures: PictureAtlas;
   index: ClusterIndex;
   props: MapCanvasProps;
   frame: number | null;
@@ -100,7 +101,14 @@ export function webglAvailable(): boolean {
   }
 }
 
-const clusterRadius = (count: number) => Math.min(34, 14 + Math.log2(count) * 2.6);
+/** What the markers layer draws: a cluster, a unit's badge or a unit's name (picking tells which by `unit`/`cluster`). */
+interface MapMarker {
+  key: string;
+  height: number;
+  position: [number, number];
+  unit?: TrackedUnit;
+  cluster?: ClusterMarker;
+}
 
 function buildLayers(c: Controller, units: TrackedUnit[], clusters: ClusterMarker[], zoom: number): Layer[] {
   const { props, atlas } = c;
@@ -140,32 +148,6 @@ function buildLayers(c: Controller, units: TrackedUnit[], clusters: ClusterMarke
       }),
     );
   }
-  layers.push(
-    new ScatterplotLayer<ClusterMarker>({
-      id: 'clusters',
-      data: clusters,
-      pickable: true,
-      getPosition: (cluster) => cluster.position,
-      getRadius: (cluster) => clusterRadius(cluster.count),
-      radiusUnits: 'pixels',
-      getFillColor: [11, 92, 173, 215],
-      getLineColor: [255, 255, 255, 255],
-      stroked: true,
-      lineWidthUnits: 'pixels',
-      getLineWidth: 2,
-    }),
-    new TextLayer<ClusterMarker>({
-      id: 'cluster-counts',
-      data: clusters,
-      getPosition: (cluster) => cluster.position,
-      getText: (cluster) => (cluster.count >= 10_000 ? `${Math.round(cluster.count / 1000)}k` : String(cluster.count)),
-      getSize: 13,
-      getColor: [255, 255, 255, 255],
-      fontWeight: 700,
-      fontFamily: 'system-ui, sans-serif',
-      characterSet: '0123456789k',
-    }),
-  );
   const selected = props.selectedId === null ? undefined : units.find((unit) => unit.id === props.selectedId);
   if (selected) {
     layers.push(
@@ -196,46 +178,33 @@ function buildLayers(c: Controller, units: TrackedUnit[], clusters: ClusterMarke
       getSize: ARROW_SIZE,
       sizeUnits: 'pixels',
     }),
-    new IconLayer<TrackedUnit>({
-      id: 'unit-discs',
-      data: units,
-      iconAtlas: atlas.canvas as unknown as string,
-      iconMapping: atlas.mapping,
-      getIcon: () => 'disc',
-      getPosition: (unit) => [unit.lon!, unit.lat!],
-      // Spec §3: the unit's own colour; an offline unit fades.
-      getColor: (unit) => [...rgbOf(unit.color), unit.status === 'offline' ? 150 : 255],
-      getSize: BADGE_SIZE,
-      sizeUnits: 'pixels',
-    }),
-    new IconLayer<TrackedUnit>({
-      id: 'units',
-      data: units,
+  );
+  // Clusters, unit badges and names: one picture each from the picture atlas, all in one layer (one draw).
+  const markers: MapMarker[] = [];
+  const pictures: Picture[] = [];
+  const add = (picture: Picture, position: [number, number], of: Pick<MapMarker, 'unit' | 'cluster'>) => {
+    pictures.push(picture);
+    markers.push({ key: picture.key, height: picture.height, position, ...of });
+  };
+  for (const cluster of clusters) add(clusterPicture(cluster.count), cluster.position, { cluster });
+  for (const unit of units) add(unitBadgePicture(unit, atlas), [unit.lon!, unit.lat!], { unit });
+  if (units.length <= MAX_LABELS && zoom >= 10) {
+    for (const unit of placeLabels((lngLat) => c.map.project(lngLat), units, props.selectedId)) add(labelPicture(unit.name), [unit.lon!, unit.lat!], { unit });
+  }
+  c.pictures.ensure(pictures);
+  layers.push(
+    new IconLayer<MapMarker>({
+      id: 'markers',
+      data: markers,
       pickable: true,
-      iconAtlas: atlas.canvas as unknown as string,
-      iconMapping: atlas.mapping,
-      getIcon: (unit) => `${markerSymbol(unit.markerIcon)}:${unit.status}`,
-      getPosition: (unit) => [unit.lon!, unit.lat!],
-      getSize: BADGE_SIZE,
+      iconAtlas: c.pictures.canvas as unknown as string,
+      iconMapping: c.pictures.mapping,
+      getIcon: (marker) => marker.key,
+      getPosition: (marker) => marker.position,
+      getSize: (marker) => marker.height,
       sizeUnits: 'pixels',
     }),
   );
-  if (units.length <= MAX_LABELS && zoom >= 10) {
-    const named = placeLabels((lngLat) => c.map.project(lngLat), units, props.selectedId);
-    c.labels.ensure(named.map((unit) => unit.name));
-    layers.push(
-      new IconLayer<TrackedUnit>({
-        id: 'labels',
-        data: named,
-        iconAtlas: c.labels.canvas as unknown as string,
-        iconMapping: c.labels.mapping,
-        getIcon: (unit) => unit.name,
-        getPosition: (unit) => [unit.lon!, unit.lat!],
-        getSize: LABEL_HEIGHT,
-        sizeUnits: 'pixels',
-      }),
-    );
-  }
   if (props.replay) {
     const marker = { ...props.replay };
     layers.push(
@@ -451,7 +420,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
         },
       }),
       atlas: buildIconAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
-      labels: new LabelAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
+      pictures: new PictureAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
       index: null as unknown as ClusterIndex,
       props: propsRef.current,
       frame: null,
@@ -472,10 +441,11 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
     function onPick(info: PickingInfo) {
       const c = controllerRef.current;
       if (!c) return;
-      if (info.layer?.id === 'units' && info.object) {
-        c.props.onSelect((info.object as TrackedUnit).id);
-      } else if (info.layer?.id === 'clusters' && info.object) {
-        const cluster = info.object as ClusterMarker;
+      const picked = info.layer?.id === 'markers' ? (info.object as MapMarker | undefined) : undefined;
+      if (picked?.unit) {
+        c.props.onSelect(picked.unit.id);
+      } else if (picked?.cluster) {
+        const cluster = picked.cluster;
         void c.index.expansionZoom(cluster.id).then((expansion) => {
           const zoom = Math.min(CLUSTER_MAX_ZOOM + 1, Math.max(expansion, map.getZoom() + 1));
           map.easeTo({ center: cluster.position, zoom, duration: 500 });

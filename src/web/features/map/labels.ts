@@ -1,3 +1,4 @@
+import type { Picture } from './pictures';
 import { BADGE_SIZE } from './symbols';
 
 /** Unit names on the map: size and distance below the marker (px). */
@@ -37,91 +38,32 @@ export function placeLabels<T extends Labelled>(project: (lngLat: [number, numbe
 /** A label picture's height on screen (px): the text and its halo. */
 export const LABEL_HEIGHT = 18;
 const LABEL_FONT = `600 ${LABEL_SIZE}px system-ui, sans-serif`;
-const ATLAS_SIZE = 1024;
 
-/**
- * Unit names drawn once each (text with a white halo, by the browser's own text renderer) into one texture, so
- * that the map draws a label as one textured quad instead of one per character plus a background: with software
- * WebGL every quad's vertices cost, and names were most of a frame. A name keeps its place until the texture is
- * full; then it starts over with the names asked for. Each change hands out a new canvas (deck.gl uploads a
- * texture when its reference changes).
- */
-export class LabelAtlas {
-  canvas: HTMLCanvasElement;
-  readonly mapping: Record<string, { x: number; y: number; width: number; height: number; anchorY: number; mask: boolean }> = {};
-  private x = 0;
-  private y = 0;
-  private readonly size: number;
+let measuring: CanvasRenderingContext2D | null = null;
+function textWidth(text: string): number {
+  measuring ??= document.createElement('canvas').getContext('2d');
+  if (!measuring) return text.length * LABEL_SIZE * 0.62;
+  measuring.font = LABEL_FONT;
+  return measuring.measureText(text).width;
+}
 
-  constructor(private readonly pixelRatio: number) {
-    this.size = ATLAS_SIZE * pixelRatio;
-    this.canvas = this.blank();
-  }
-
-  private blank(): HTMLCanvasElement {
-    const canvas = document.createElement('canvas');
-    canvas.width = this.size;
-    canvas.height = this.size;
-    return canvas;
-  }
-
-  /** Whether pictures of these widths fit after the ones placed, row by row. */
-  private fits(widths: number[], height: number): boolean {
-    let x = this.x;
-    let y = this.y;
-    for (const width of widths) {
-      if (x + width > this.size) {
-        x = 0;
-        y += height;
-      }
-      x += width;
-    }
-    return y + height <= this.size;
-  }
-
-  /** Draws the names not drawn yet; true when the texture changed. */
-  ensure(names: Iterable<string>): boolean {
-    const missing = [...new Set(names)].filter((name) => !this.mapping[name]);
-    if (missing.length === 0) return false;
-    const next = this.blank();
-    const ctx = next.getContext('2d');
-    if (!ctx) return false;
-    ctx.drawImage(this.canvas, 0, 0);
-    const ratio = this.pixelRatio;
-    const height = LABEL_HEIGHT * ratio;
-    ctx.font = LABEL_FONT;
-    const widths = missing.map((name) => Math.ceil((ctx.measureText(name).width + 8) * ratio));
-    if (!this.fits(widths, height)) {
-      // Full: start over with only what is asked for now.
-      for (const name of Object.keys(this.mapping)) delete this.mapping[name];
-      this.x = 0;
-      this.y = 0;
-      ctx.clearRect(0, 0, this.size, this.size);
-    }
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.font = LABEL_FONT;
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'middle';
-    ctx.lineJoin = 'round';
-    ctx.lineWidth = 3;
-    ctx.strokeStyle = 'rgba(255, 255, 255, 0.92)';
-    ctx.fillStyle = '#1b2430';
-    missing.forEach((name, i) => {
-      const width = Math.min(widths[i]!, this.size);
-      if (this.x + width > this.size) {
-        this.x = 0;
-        this.y += height;
-      }
-      if (this.y + height > this.size) return;
-      const centreX = (this.x + width / 2) / ratio;
-      const centreY = (this.y + height / 2) / ratio;
-      ctx.strokeText(name, centreX, centreY);
-      ctx.fillText(name, centreX, centreY);
-      // Anchored above the picture, so that it hangs LABEL_OFFSET below the unit's position.
-      this.mapping[name] = { x: this.x, y: this.y, width, height, anchorY: height / 2 - LABEL_OFFSET * ratio, mask: false };
-      this.x += width;
-    });
-    this.canvas = next;
-    return true;
-  }
+/** A unit's name as a picture: dark text with a white halo, hanging LABEL_OFFSET below the unit's position. */
+export function labelPicture(name: string): Picture {
+  return {
+    key: `label:${name}`,
+    width: Math.ceil(textWidth(name) + 8),
+    height: LABEL_HEIGHT,
+    anchorY: LABEL_HEIGHT / 2 - LABEL_OFFSET,
+    draw(ctx, width, height) {
+      ctx.font = LABEL_FONT;
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.lineJoin = 'round';
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = 'rgba(255, 255, 255, 0.92)';
+      ctx.fillStyle = '#1b2430';
+      ctx.strokeText(name, width / 2, height / 2);
+      ctx.fillText(name, width / 2, height / 2);
+    },
+  };
 }

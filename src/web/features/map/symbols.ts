@@ -1,3 +1,4 @@
+import type { Picture } from './pictures';
 import type { UnitStatus } from '../../../modules/tracking/model';
 
 /**
@@ -153,4 +154,52 @@ export function buildIconAtlas(pixelRatio = 2): IconAtlas {
   ctx.restore();
   mapping.heading = { x: 0, y: ay, width: arrow, height: arrow, anchorY: arrow / 2, mask: true };
   return { canvas, mapping };
+}
+
+/**
+ * A unit's badge as one picture: the disc in the unit's own colour (faded when offline) under the status ring
+ * and glyph of `atlas`. One picture per colour, symbol and status in use.
+ */
+export function unitBadgePicture(unit: { color: string; markerIcon: string; status: UnitStatus }, atlas: IconAtlas): Picture {
+  const symbol = markerSymbol(unit.markerIcon);
+  const source = atlas.mapping[`${symbol}:${unit.status}`];
+  return {
+    key: `unit:${unit.color}:${symbol}:${unit.status}`,
+    width: BADGE_SIZE,
+    height: BADGE_SIZE,
+    draw(ctx, width, height) {
+      const [r, g, b] = rgbOf(unit.color);
+      ctx.beginPath();
+      ctx.arc(width / 2, height / 2, width / 2 - 3, 0, Math.PI * 2);
+      ctx.fillStyle = `rgba(${r}, ${g}, ${b}, ${unit.status === 'offline' ? 150 / 255 : 1})`;
+      ctx.fill();
+      if (source) ctx.drawImage(atlas.canvas, source.x, source.y, source.width, source.height, 0, 0, width, height);
+    },
+  };
+}
+
+/** A cluster's badge: a blue disc sized by its count, with the count (thousands as "12k") in white. */
+export function clusterPicture(count: number): Picture {
+  const radius = Math.min(34, 14 + Math.log2(count) * 2.6);
+  const text = count >= 10_000 ? `${Math.round(count / 1000)}k` : String(count);
+  const size = Math.ceil(radius * 2 + 4);
+  return {
+    key: `cluster:${text}:${radius.toFixed(1)}`,
+    width: size,
+    height: size,
+    draw(ctx, width, height) {
+      ctx.beginPath();
+      ctx.arc(width / 2, height / 2, radius, 0, Math.PI * 2);
+      ctx.fillStyle = 'rgba(11, 92, 173, 0.84)';
+      ctx.fill();
+      ctx.lineWidth = 2;
+      ctx.strokeStyle = '#ffffff';
+      ctx.stroke();
+      ctx.font = '700 13px system-ui, sans-serif';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.fillStyle = '#ffffff';
+      ctx.fillText(text, width / 2, height / 2 + 0.5);
+    },
+  };
 }
