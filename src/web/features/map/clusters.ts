@@ -98,7 +98,6 @@ export class ClusterIndex {
   /** The padded bounds and zoom of the last view asked for; null asks again. */
   private covered: { bbox: Bounds; zoom: number } | null = null;
   private view: ViewReply | null = null;
-  private clusters: { of: ViewReply | null; markers: ClusterMarker[] } = { of: null, markers: [] };
   private readonly expansions = new Map<number, (zoom: number) => void>();
 
   /** `onView`: a new view (or a new index) arrived; draw again. */
@@ -181,13 +180,10 @@ export class ClusterIndex {
 
   /** The latest answer: clusters, and the units drawn on their own with their newest state. */
   current(unitOf: (id: number) => TrackedUnit | undefined, include: (unit: TrackedUnit) => boolean): ClusterView {
+    const clusters: ClusterMarker[] = [];
     const units: TrackedUnit[] = [];
-    if (!this.view) return { clusters: [], units };
-    // The same array while the answer is the same, so that a redraw for a moved unit leaves the cluster layers be.
-    if (this.clusters.of !== this.view) {
-      this.clusters = { of: this.view, markers: this.view.clusters.map(([id, lon, lat, count]) => ({ kind: 'cluster', id, position: [lon, lat], count })) };
-    }
-    const clusters = this.clusters.markers;
+    if (!this.view) return { clusters, units };
+    for (const [id, lon, lat, count] of this.view.clusters) clusters.push({ kind: 'cluster', id, position: [lon, lat], count });
     for (const id of this.view.ids) {
       const unit = unitOf(id);
       if (unit && unit.lat !== null && unit.lon !== null && include(unit)) units.push(unit);

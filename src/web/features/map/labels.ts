@@ -25,8 +25,7 @@ export function placeLabels<T extends Labelled>(project: (lngLat: [number, numbe
   for (const unit of ordered) {
     if (unit.lat === null || unit.lon === null) continue;
     const at = project([unit.lon, unit.lat]);
-    // Roughly the drawn text's extent: 0.62 em per character, centred under the marker.
-    const halfWidth = (unit.name.length * LABEL_SIZE * 0.62) / 2 + 3;
+    const halfWidth = labelWidth(unit.name) / 2;
     const box: [number, number, number, number] = [at.x - halfWidth, at.y + LABEL_OFFSET - 9, at.x + halfWidth, at.y + LABEL_OFFSET + 9];
     if (placed.some((other) => box[0] < other[2] && box[2] > other[0] && box[1] < other[3] && box[3] > other[1])) continue;
     placed.push(box);
@@ -40,18 +39,19 @@ export const LABEL_HEIGHT = 18;
 const LABEL_FONT = `600 ${LABEL_SIZE}px system-ui, sans-serif`;
 
 let measuring: CanvasRenderingContext2D | null = null;
-function textWidth(text: string): number {
-  measuring ??= document.createElement('canvas').getContext('2d');
-  if (!measuring) return text.length * LABEL_SIZE * 0.62;
+/** A name's picture width (px): the text as the browser measures it (without one, ~0.62 em a character) and the halo. */
+function labelWidth(name: string): number {
+  if (!measuring && typeof document !== 'undefined') measuring = document.createElement('canvas').getContext('2d');
+  if (!measuring) return Math.ceil(name.length * LABEL_SIZE * 0.62 + 8);
   measuring.font = LABEL_FONT;
-  return measuring.measureText(text).width;
+  return Math.ceil(measuring.measureText(name).width + 8);
 }
 
 /** A unit's name as a picture: dark text with a white halo, hanging LABEL_OFFSET below the unit's position. */
 export function labelPicture(name: string): Picture {
   return {
     key: `label:${name}`,
-    width: Math.ceil(textWidth(name) + 8),
+    width: labelWidth(name),
     height: LABEL_HEIGHT,
     anchorY: LABEL_HEIGHT / 2 - LABEL_OFFSET,
     draw(ctx, width, height) {

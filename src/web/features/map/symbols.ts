@@ -87,9 +87,9 @@ export interface IconAtlas {
 }
 
 /**
- * A unit's marker is two icons over each other: a disc drawn as a mask (tinted per unit with its own
- * colour) and, on top, the white glyph of its symbol inside a ring telling its status (moving, parked,
- * offline): 12 × 3 cells rather than one per colour. The heading arrow is a mask too.
+ * The sprites a unit's badge is made of: the white glyph of its symbol inside a ring telling its status (moving,
+ * parked, offline), 12 × 3 cells, which `unitBadgePicture` lays over a disc in the unit's own colour; and the
+ * heading arrow, drawn as a mask (coloured per unit).
  */
 export function buildIconAtlas(pixelRatio = 2): IconAtlas {
   const symbols = [...MARKER_SYMBOLS];
@@ -97,7 +97,7 @@ export function buildIconAtlas(pixelRatio = 2): IconAtlas {
   const cell = BADGE_SIZE * pixelRatio;
   const arrow = ARROW_SIZE * pixelRatio;
   const canvas = document.createElement('canvas');
-  canvas.width = Math.max(cell * symbols.length, arrow + cell);
+  canvas.width = Math.max(cell * symbols.length, arrow);
   canvas.height = cell * statuses.length + arrow;
   const ctx = canvas.getContext('2d');
   const mapping: IconAtlas['mapping'] = {};
@@ -134,12 +134,6 @@ export function buildIconAtlas(pixelRatio = 2): IconAtlas {
     });
   });
   const ay = cell * statuses.length;
-  // The disc under every badge, tinted with the unit's colour.
-  ctx.beginPath();
-  ctx.arc(arrow + r, ay + r, r - 3 * pixelRatio, 0, Math.PI * 2);
-  ctx.fillStyle = '#000000';
-  ctx.fill();
-  mapping.disc = { x: arrow, y: ay, width: cell, height: cell, anchorY: cell / 2, mask: true };
   // Heading arrow: a wedge at the top of a square whose centre is the unit, drawn as a mask (coloured per unit).
   ctx.save();
   ctx.translate(0, ay);
