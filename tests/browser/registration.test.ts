@@ -78,6 +78,8 @@ describe('registration wizard', () => {
     await page.getByLabel('IMEI', { exact: true }).fill('999999999999999');
     await next(page);
     await page.getByText('IMEI-numret finns inte registrerat hos oss. Kontrollera numret på spåraren.').waitFor();
+    // The wizard moves focus back to the field in the frame after it shows the error.
+    await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.name === 'Imei', null, { timeout: 5000 });
     expect(await activeName(page)).toBe('Imei');
     await page.getByLabel('IMEI', { exact: true }).fill(imei);
     await next(page);
