@@ -39,12 +39,20 @@ export const LABEL_HEIGHT = 18;
 const LABEL_FONT = `600 ${LABEL_SIZE}px system-ui, sans-serif`;
 
 let measuring: CanvasRenderingContext2D | null = null;
+/** Measured once per name: placement and the picture both ask, on every rebuild of the layers. */
+const widths = new Map<string, number>();
 /** A name's picture width (px): the text as the browser measures it (without one, ~0.62 em a character) and the halo. */
 function labelWidth(name: string): number {
+  const known = widths.get(name);
+  if (known !== undefined) return known;
   if (!measuring && typeof document !== 'undefined') measuring = document.createElement('canvas').getContext('2d');
-  if (!measuring) return Math.ceil(name.length * LABEL_SIZE * 0.62 + 8);
-  measuring.font = LABEL_FONT;
-  return Math.ceil(measuring.measureText(name).width + 8);
+  let width = Math.ceil(name.length * LABEL_SIZE * 0.62 + 8);
+  if (measuring) {
+    measuring.font = LABEL_FONT;
+    width = Math.ceil(measuring.measureText(name).width + 8);
+  }
+  widths.set(name, width);
+  return width;
 }
 
 /** A unit's name as a picture: dark text with a white halo, hanging LABEL_OFFSET below the unit's position. */

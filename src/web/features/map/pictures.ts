@@ -1,3 +1,5 @@
+import type { IconAtlas } from './symbols';
+
 /** A picture the atlas draws on first use: its size and anchor in CSS pixels, and how to draw it there. */
 export interface Picture {
   key: string;
@@ -7,8 +9,6 @@ export interface Picture {
   anchorY?: number;
   draw(ctx: CanvasRenderingContext2D, width: number, height: number): void;
 }
-
-type Mapping = Record<string, { x: number; y: number; width: number; height: number; anchorY: number; mask: boolean }>;
 
 const ATLAS_SIZE = 1024;
 
@@ -22,7 +22,7 @@ const ATLAS_SIZE = 1024;
  */
 export class PictureAtlas {
   canvas: HTMLCanvasElement;
-  readonly mapping: Mapping = {};
+  readonly mapping: IconAtlas['mapping'] = {};
   private x = 0;
   private y = 0;
   private rowHeight = 0;
@@ -66,14 +66,14 @@ export class PictureAtlas {
     return places;
   }
 
-  /** Draws the pictures not drawn yet; true when the texture changed. */
-  ensure(pictures: Iterable<Picture>): boolean {
+  /** Draws the pictures not drawn yet (a new canvas when any were missing). */
+  ensure(pictures: Iterable<Picture>): void {
     const missing = new Map<string, Picture>();
     for (const picture of pictures) if (!this.mapping[picture.key]) missing.set(picture.key, picture);
-    if (missing.size === 0) return false;
+    if (missing.size === 0) return;
     const next = this.blank();
     const ctx = next.getContext('2d');
-    if (!ctx) return false;
+    if (!ctx) return;
     const list = [...missing.values()];
     let places = this.layout(list, { x: this.x, y: this.y, rowHeight: this.rowHeight });
     if (places) {
@@ -100,6 +100,5 @@ export class PictureAtlas {
       this.mapping[picture.key] = { x: place[0], y: place[1], width, height, anchorY, mask: false };
     });
     this.canvas = next;
-    return true;
   }
 }
