@@ -1,6 +1,6 @@
 /**
  * `bun run bench:map [--units 20000] [--interval 10000] [--seconds 20] [--pan-seconds 8] [--db pglite|postgres] [--vsync]
- *                    [--gpu-compositing] [--chromium-flags "..."]`
+ *                    [--gpu-compositing] [--chromium-flags "..."] [--profile]`
  *
  * The live map under a large fleet: the whole portal (API, web app, live socket, gateway) on loopback,
  * `--units` simulated Teltonika trackers (scripts/simulate.ts, real TCP) each reporting one position every
@@ -16,6 +16,7 @@
  *   of each pan with the scripts they ran.
  * Targets (issue 5): load under 2 s, p95 frame time under 50 ms, latency under 1 s.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { chromium, type Page } from 'playwright-core';
 import { buildWeb } from '../scripts/build-web';
 import { assemble } from '../src/bootstrap';
@@ -30,6 +31,36 @@ import { VEHICLE_TYPES } from '../src/web/features/map/symbols';
 import postgres from 'postgres';
 import { type DatabaseHandle, openPostgres } from '../src/lib/db/client';
 import { argument, openBenchDatabase, percentile } from './support';
+
+/** CPU seconds used so far by the portal (this process), the simulator, PostgreSQL and Chromium (Linux /proc). */
+function cpuSeconds(): Map<string, number> {
+  const ticks = 100; // USER_HZ
+  const totals = new Map<string, number>();
+  const groupOf = (pid: number, command: string): string | null => {
+    if (pid === process.pid) return 'portal';
+    if (pid === simulatorPid) return 'simulator';
+    if (command === 'postgres') return 'postgresql';
+    if (command.startsWith('chrom')) return 'chromium';
+    return null;
+  };
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const group = groupOf(pid, command);
+      if (!group) continue;
+      // utime and stime: fields 14 and 15 of the line, 12 and 13 after the command.
+      totals.set(group, (totals.get(group) ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticks);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return totals;
+}
+let simulatorPid = 0;
 
 const kind = argument('db', process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL ? 'postgres' : 'pglite') as 'pglite' | 'postgres';
 const unitCount = Number(argument('units', '20000'));
@@ -119,6 +150,7 @@ const simulator = Bun.spawn(
   ['bun', 'run', 'bench/map/fleet.ts', String(unitCount), String(tcpCount), String(intervalMs), String(gateway.ports.teltonika), String(gateway.ports.osmand)],
   { stdout: 'ignore', stderr: 'inherit' },
 );
+simulatorPid = simulator.pid;
 console.log(`${tcpCount} Teltonika trackers over TCP, ${unitCount - tcpCount} OsmAnd phones over HTTP`);
 process.on('exit', () => simulator.kill());
 const warmupDeadline = Date.now() + Math.max(60_000, intervalMs * 4);
@@ -129,9 +161,16 @@ while (Date.now() < warmupDeadline) {
   reporting = row!.n;
   if (reporting >= unitCount * 0.99) break;
 }
-// One more interval so that every tracker reports at its steady pace.
+// One more interval so that every tracker reports at its steady pace; meanwhile, what the ingest alone costs.
+const cpuBefore = cpuSeconds();
 await Bun.sleep(intervalMs);
+const cpuAfter = cpuSeconds();
 console.log(`${reporting} of ${unitCount} units reporting through the gateway (${gateway.context.metrics.connectionsOpen} TCP connections)`);
+console.log(
+  `CPU while only ingesting (share of one core): ${[...cpuAfter]
+    .map(([name, seconds]) => `${name} ${Math.round(((seconds - (cpuBefore.get(name) ?? 0)) / (intervalMs / 1000)) * 100)} %`)
+    .join(', ')}`,
+);
 
 // --- Browser -------------------------------------------------------------------------------------------
 const viewport = { width: 1280, height: 800 };
@@ -149,6 +188,24 @@ await page.waitForURL('**/user/realtime-tracking');
 const cdp = await context.newCDPSession(page);
 
 const probe = (page: Page) => page.evaluate(() => (window as unknown as { __fleetMap?: FleetMapProbe }).__fleetMap?.store.probe ?? null);
+
+/** `--profile`: where the page's main thread spent the cold load or a pan, by function (self time), largest first. */
+function printProfile(what: string, profile: { nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>; samples?: number[]; timeDeltas?: number[] }) {
+  const byNode = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const self = new Map<string, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  for (let i = 0; i < samples.length; i++) {
+    const frame = byNode.get(samples[i]!);
+    if (!frame) continue;
+    const file = frame.url.split('/').pop() ?? '';
+    const name = `${frame.functionName || '(anonymous)'} ${file}${file ? `:${frame.lineNumber + 1}` : ''}`;
+    self.set(name, (self.get(name) ?? 0) + (deltas[i + 1] ?? 0) / 1000);
+  }
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  console.log(`  ${what}, main thread self time by function:`);
+  for (const [name, msSpent] of top) console.log(`    ${msSpent.toFixed(0).padStart(6)} ms  ${name}`);
+}
 
 /** Navigates to the map and waits until every unit is loaded and drawn; times since navigation start. */
 async function measureLoad(page: Page, how: 'goto' | 'reload') {
@@ -176,7 +233,14 @@ async function measureLoad(page: Page, how: 'goto' | 'reload') {
 // Cold: an empty HTTP cache (a first visit after login); warm: a reload.
 await page.goto('/account/deletion');
 await cdp.send('Network.clearBrowserCache');
+const profiling = process.argv.includes('--profile');
+if (profiling) {
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+  await cdp.send('Profiler.start');
+}
 const cold = await measureLoad(page, 'goto');
+if (profiling) printProfile('cold load', (await cdp.send('Profiler.stop')).profile);
 const loadParts = (load: typeof cold) =>
   load.list
     ? `scripts loaded ${ms(load.scriptsEnd)}, list requested ${ms(load.list.start)}, first byte ${ms(load.list.firstByte)}, last byte ${ms(load.list.end)}, parsed and stored ${ms(load.loadedAt)}; map ${Object.entries(load.marks).map(([name, at]) => `${name} ${ms(at)}`).join(', ')}`
@@ -257,7 +321,10 @@ const scenarios: Array<{ name: string; center: [number, number]; zoom: number }>
 ];
 const panResults: Array<{ name: string; p50: number; p95: number; frames: number; units: number; clusters: number }> = [];
 for (const scenario of scenarios) {
+  const profilePan = profiling && scenario === scenarios[0];
+  if (profilePan) await cdp.send('Profiler.start');
   const { deltas, units, clusters, zoom, bounds, long } = await panFrames(scenario.center, scenario.zoom, panSeconds);
+  if (profilePan) printProfile(`panning ${scenario.name}`, (await cdp.send('Profiler.stop')).profile);
   const byScript = new Map<string, number>();
   for (const frame of long) for (const [name, duration] of frame.scripts) byScript.set(name, (byScript.get(name) ?? 0) + duration);
   const longTotal = Math.round(long.reduce((sum, frame) => sum + frame.duration, 0));

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { AppError, errorEnvelope, validationError } from './http';
+import { AppError, errorEnvelope, JsonEnvelope, validationError } from './http';
 import { type Language, resolveLanguage } from './i18n';
 import type { Logger } from './log';
 
@@ -49,20 +49,25 @@ export function apiCompression() {
   return new Elysia({ name: 'api-compression' }).mapResponse({ as: 'global' }, ({ responseValue, request, set }) => {
     if (typeof responseValue !== 'object' || responseValue === null || responseValue instanceof Response) return;
     if (responseValue instanceof Blob || responseValue instanceof ArrayBuffer || ArrayBuffer.isView(responseValue)) return;
+    // JSON written already (okJson) goes out as it is; anything else small is left to Elysia.
+    const written = responseValue instanceof JsonEnvelope ? responseValue.text : null;
     const accepted = request.headers.get('accept-encoding') ?? '';
     const encoding = /\bzstd\b/.test(accepted) ? 'zstd' : /\bgzip\b/.test(accepted) ? 'gzip' : null;
-    if (!encoding) return;
-    const body = JSON.stringify(responseValue);
-    if (body.length < COMPRESS_FROM_BYTES) return; // Elysia sends small ones as usual
+    if (!encoding && written === null) return;
+    const body = written ?? JSON.stringify(responseValue);
+    const compress = encoding !== null && body.length >= COMPRESS_FROM_BYTES;
+    if (!compress && written === null) return; // Elysia sends small ones as usual
     const headers = new Headers();
     for (const [name, value] of Object.entries(set.headers)) {
       for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(name, String(one));
     }
     headers.set('content-type', 'application/json; charset=utf-8');
+    const status = typeof set.status === 'number' ? set.status : 200;
+    if (!compress) return new Response(body, { status, headers });
     headers.set('content-encoding', encoding);
     headers.set('vary', 'accept-encoding');
     const compressed: Uint8Array<ArrayBuffer> = encoding === 'zstd' ? new Uint8Array(Bun.zstdCompressSync(body, { level: 3 })) : Bun.gzipSync(body, { level: 4 });
-    return new Response(compressed, { status: typeof set.status === 'number' ? set.status : 200, headers });
+    return new Response(compressed, { status, headers });
   });
 }
 

@@ -19,6 +19,16 @@ export function ok<T>(data: T): Envelope<T> {
   return { success: true, data, errors: null };
 }
 
+/** A success envelope whose data the caller wrote as JSON text already (see `okJson`); `apiCompression` sends it. */
+export class JsonEnvelope {
+  constructor(readonly text: string) {}
+}
+
+/** `ok()` for data that is JSON text already (a large list the database wrote): sent as it is, never parsed. */
+export function okJson(dataJson: string): JsonEnvelope {
+  return new JsonEnvelope(`{"success":true,"data":${dataJson},"errors":null}`);
+}
+
 /**
  * A failure a client can act on. `key` is a message key translated into the caller's language;
  * `fields` holds per-field message keys (422); `detail` carries extra values such as remaining attempts.

@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { type Gateway, startGateway } from '../../src/gateway';
 import { encodeAvlFrame, encodeImeiFrame } from '../../src/gateway/teltonika';
 import { createCommandService } from '../../src/modules/io/commands';
-import type { HistoryDay, LiveMessage, TrackedUnits } from '../../src/modules/tracking/model';
+import { decodeUnitList, type HistoryDay, type LiveMessage, type TrackedUnitList } from '../../src/modules/tracking/model';
 import type { FleetMapProbe } from '../../src/web/features/map/LiveMap';
 import { connectDevice } from '../support/device';
 import { login, screenshot, startSuite, type Suite } from './support';
@@ -381,8 +381,8 @@ describe('live socket isolation', () => {
     const unitA = await addUnit(a.accountId, 'A-bil', 'AAA111');
     const unitB = await addUnit(b.accountId, 'B-bil', 'BBB222');
     const [tokenA, tokenB] = await Promise.all([suite.server.login(a), suite.server.login(b)]);
-    const listA = await suite.server.call<TrackedUnits>('GET', '/api/tracking/units', { token: tokenA });
-    expect(listA.body.data!.units.map((unit) => unit.id)).toEqual([unitA.id]);
+    const listA = await suite.server.call<TrackedUnitList>('GET', '/api/tracking/units', { token: tokenA });
+    expect(decodeUnitList(listA.body.data!).units.map((unit) => unit.id)).toEqual([unitA.id]);
 
     const socketA = openSocket(tokenA, listA.body.data!.serverTime);
     const socketB = openSocket(tokenB);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type CallResult, type TestApp } from '../support/app';
+import { decodeUnitList, type TrackedUnitList } from '../../src/modules/tracking/model';
 
 let app: TestApp;
 
@@ -554,8 +555,8 @@ describe('account isolation', () => {
       const list = await app.call<Array<{ ID: number }>>('GET', '/api/units', { token: caller.token });
       expect(list.body.data!.map((unit) => unit.ID)).toEqual([a.unitId]);
       expect(JSON.stringify(list.body)).not.toContain(b.unitName);
-      const live = await app.call<{ units: Array<{ id: number }> }>('GET', '/api/tracking/units', { token: caller.token });
-      expect(live.body.data!.units.map((unit) => unit.id)).toEqual([a.unitId]);
+      const live = await app.call<TrackedUnitList>('GET', '/api/tracking/units', { token: caller.token });
+      expect(decodeUnitList(live.body.data!).units.map((unit) => unit.id)).toEqual([a.unitId]);
       expect(JSON.stringify(live.body)).not.toContain(b.unitName);
     }
   });

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { AppError, ok, UNAUTHENTICATED } from '../../lib/http';
+import { AppError, ok, okJson, UNAUTHENTICATED } from '../../lib/http';
 import type { Actor } from '../accounts/users';
 import { authGuard, requireActor } from '../auth/guard';
 import type { AuthService } from '../auth/service';
@@ -29,7 +29,7 @@ export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: A
       async ({ actor }) => {
         const caller = requireActor(actor);
         await tracking.assertMapEnabled(caller);
-        return ok(await tracking.listUnits(caller));
+        return okJson(await tracking.listUnitsJson(caller));
       },
       {
         detail: {

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
 import type { DecodedRecord, NormalizedIo } from '../../gateway/types';
 import { IngestWriter } from './ingest';
-import { LIVE_CLOSE, type LiveMessage, type LiveState } from './model';
+import { decodeUnitList, LIVE_CLOSE, type LiveMessage, type LiveState, type TrackedUnitList } from './model';
 
 /**
  * The live socket against a real server on a loopback port, with real WebSocket clients, positions
@@ -173,8 +173,23 @@ describe('live socket', () => {
     };
     await writer.submit({ unitId: a.unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 20_000), 58.123456, full)], receivedAt: new Date() });
     const pushed = (await client.next(updateOf(a.unitId, 58.123456))).units.find((unit) => unit.id === a.unitId)!;
-    const listed = (await app.call<{ units: LiveState[] }>('GET', '/api/tracking/units', { token: a.token })).body.data!.units.find((unit) => unit.id === a.unitId)!;
+    const listed = decodeUnitList((await app.call<TrackedUnitList>('GET', '/api/tracking/units', { token: a.token })).body.data!).units.find((unit) => unit.id === a.unitId)!;
     for (const key of Object.keys(pushed) as Array<keyof LiveState>) expect([key, pushed[key]]).toEqual([key, listed[key]]);
+
+    // The list writes its rows in SQL: values on rounding edges (half-way decimals, west longitudes, a course
+    // that rounds to 360, a speed that rounds down to the moving threshold) come out as the live path gives them.
+    const edges: Array<Partial<DecodedRecord> & { normalized: NormalizedIo }> = [
+      { latitude: 51.5000005, longitude: -0.1234565, speedKmh: 12.35, course: 359.6, normalized: { ignition: true, externalVoltageV: 12.355, odometerM: 0.5 } },
+      { latitude: 60.1234565, longitude: 5.3210005, speedKmh: 3.04, course: 0.4, normalized: { ignition: true, externalVoltageV: 11.005, odometerM: 2.5 } },
+      { latitude: 59.9999995, longitude: 10.75, speedKmh: 0.05, course: 180.5, normalized: { externalVoltageV: 0.125, din3: false, dout2: true } },
+    ];
+    for (const [i, edge] of edges.entries()) {
+      const time = new Date(Date.now() - 19_000 + i * 1000);
+      await writer.submit({ unitId: a.unitId, protocol: 'teltonika', deviceId: 'x', records: [{ ...record(time, edge.latitude!), ...edge }], receivedAt: new Date() });
+      const live = (await client.next(updateOf(a.unitId, Math.round(edge.latitude! * 1e6) / 1e6))).units.find((unit) => unit.id === a.unitId)!;
+      const inList = decodeUnitList((await app.call<TrackedUnitList>('GET', '/api/tracking/units', { token: a.token })).body.data!).units.find((unit) => unit.id === a.unitId)!;
+      for (const key of Object.keys(live) as Array<keyof LiveState>) expect([i, key, live[key]]).toEqual([i, key, inList[key]]);
+    }
 
     // No fix: the unit stays where its last valid fix put it.
     await writer.submit({
@@ -188,7 +203,8 @@ describe('live socket', () => {
       (message): message is Extract<LiveMessage, { type: 'update' }> =>
         message.type === 'update' && message.units.some((unit) => unit.id === a.unitId && unit.valid === false),
     );
-    expect(stale.units.find((unit) => unit.id === a.unitId)).toMatchObject({ lat: 58.123456, lon: 18.0686, valid: false, ignition: false });
+    // The last valid fix is the last edge case's.
+    expect(stale.units.find((unit) => unit.id === a.unitId)).toMatchObject({ lat: 60, lon: 10.75, valid: false, ignition: false });
     client.socket.close();
   });
 

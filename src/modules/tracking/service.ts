@@ -14,9 +14,10 @@ import {
   type HistoryPoint,
   type LiveState,
   MAP_HISTORY_DAYS,
-  type TrackedUnit,
-  type TrackedUnits,
+  MOVING_MIN_SPEED_KMH,
+  OFFLINE_AFTER_MS,
   type UnitAccess,
+  UNIT_LIST_FIELDS,
   unitStatus,
   visibleOnMap,
   withinWorkingHours,
@@ -121,33 +122,71 @@ const stateSelect = (listColumns = '') => `
     ) END AS geom
   ) pos`;
 const STATE_SELECT = stateSelect();
+/** `Math.round(value * 10^decimals) / 10^decimals` in SQL, with the same float8 operations, so both give the same number. */
+const sqlRound = (value: string, decimals: number) =>
+  decimals === 0 ? `floor(${value} + 0.5)` : `floor(${value} * 1e${decimals} + 0.5) / 1e${decimals}`;
+/** An ISO time (UTC, milliseconds) as `Date.toISOString` writes it. */
+const sqlIso = (value: string) => `to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** Each list column's value in SQL, in `UNIT_LIST_FIELDS` order but for `driverName`, which comes last (the trips module knows it). */
+const LIST_COLUMNS: Record<Exclude<(typeof UNIT_LIST_FIELDS)[number], 'driverName'>, string> = {
+  id: 'u.id',
+  name: 'u.name',
+  registrationNumber: 'u.registration_number',
+  imei: 'u.imei',
+  vehicleType: 'u.vehicle_type',
+  markerIcon: 'u.marker_icon',
+  color: 'u.color',
+  operatingMode: 'u.operating_mode',
+  departmentId: 'u.department_id',
+  department: '(SELECT d.name FROM departments d WHERE d.id = u.department_id)',
+  tags: `COALESCE((SELECT json_agg(t.name ORDER BY t.name) FROM unit_tags ut JOIN tags t ON t.id = ut.tag_id WHERE ut.unit_id = u.id), '[]'::json)`,
+  lat: sqlRound('ST_Y(pos.geom)', 6),
+  lon: sqlRound('ST_X(pos.geom)', 6),
+  speed: 'v.speed',
+  // float4 read through its text, as a client reads it, before rounding.
+  course: `(${sqlRound('s.course::text::float8', 0)})::int % 360`,
+  ignition: 's.ignition',
+  valid: 's.valid',
+  time: sqlIso('s.time'),
+  lastSeen: sqlIso('s.last_seen'),
+  // unitStatus() in SQL: offline after OFFLINE_AFTER_MS without contact, moving above MOVING_MIN_SPEED_KMH unless the ignition is off.
+  status: `CASE WHEN s.last_seen IS NULL OR $2::timestamptz - date_trunc('milliseconds', s.last_seen) > interval '${OFFLINE_AFTER_MS} milliseconds' THEN 'offline'
+                WHEN COALESCE(v.speed, 0) > ${MOVING_MIN_SPEED_KMH} AND s.ignition IS DISTINCT FROM false THEN 'moving' ELSE 'parked' END`,
+  odometerM: sqlRound('s.odometer_m', 0),
+  externalVoltageV: `CASE WHEN jsonb_typeof(s.normalized -> 'externalVoltageV') = 'number' THEN ${sqlRound("(s.normalized ->> 'externalVoltageV')::float8", 2)} END`,
+  din1: "(s.normalized -> 'din1') = 'true'::jsonb",
+  din2: "(s.normalized -> 'din2') = 'true'::jsonb",
+  din3: "(s.normalized -> 'din3') = 'true'::jsonb",
+  dout1: "(s.normalized -> 'dout1') = 'true'::jsonb",
+  dout2: "(s.normalized -> 'dout2') = 'true'::jsonb",
+  dout3: "(s.normalized -> 'dout3') = 'true'::jsonb",
+  ble: `CASE WHEN jsonb_typeof(s.normalized -> 'ble') = 'array' THEN s.normalized -> 'ble' ELSE '[]'::jsonb END`,
+  driverId: `CASE WHEN jsonb_typeof(s.normalized -> 'driverId') = 'string' THEN s.normalized ->> 'driverId' END`,
+};
+
 /**
- * The list also shows and filters by marker, colour, operating mode, department and tags (read-only
- * joins over the units module's catalogues, so the list stays one query).
+ * The map's list, each unit written as its JSON row by the database itself: the values are rounded, dated and
+ * judged (status) in SQL exactly as `toLiveState` does for live updates, so the server neither parses 30 columns
+ * of 20,000 rows nor serialises them again. $1: the account, $2: now. Units in name order, with their id (for
+ * §6 visibility) and the row without its closing bracket (the checked-in driver is appended).
  */
-const LIST_SELECT = stateSelect(`
-         u.marker_icon, u.color, u.operating_mode, u.department_id,
-         (SELECT d.name FROM departments d WHERE d.id = u.department_id) AS department,
-         COALESCE((SELECT array_agg(t.name ORDER BY t.name) FROM unit_tags ut JOIN tags t ON t.id = ut.tag_id WHERE ut.unit_id = u.id), '{}') AS tags,`);
-
-interface ListRow extends StateRow {
-  marker_icon: string;
-  color: string;
-  operating_mode: string | null;
-  department_id: number | null;
-  department: string | null;
-  tags: string[] | string;
-}
-
-/** postgres.js returns text[] as an array; PGlite may hand over the array literal. */
-function parseTags(value: string[] | string): string[] {
-  if (Array.isArray(value)) return value;
-  if (value === '{}' || value === '') return [];
-  return value
-    .slice(1, -1)
-    .split(/,(?=(?:[^"]*"[^"]*")*[^"]*$)/)
-    .map((tag) => (tag.startsWith('"') ? tag.slice(1, -1).replace(/\\(.)/g, '$1') : tag));
-}
+const LIST_ROWS_SELECT = `
+  SELECT u.id, json_build_array(${UNIT_LIST_FIELDS.filter((field) => field !== 'driverName')
+    .map((field) => LIST_COLUMNS[field as keyof typeof LIST_COLUMNS])
+    .join(', ')})::text AS row
+  FROM units u
+  LEFT JOIN unit_state s ON s.unit_id = u.id
+  CROSS JOIN LATERAL (
+    SELECT CASE WHEN s.valid IS NOT FALSE THEN s.geom ELSE (
+      SELECT p.geom FROM positions p
+      WHERE p.unit_id = s.unit_id AND p.flags = 0 AND p.time <= s.time
+      ORDER BY p.time DESC LIMIT 1
+    ) END AS geom
+  ) pos
+  CROSS JOIN LATERAL (SELECT ${sqlRound('s.speed_kmh::text::float8', 1)} AS speed) v
+  WHERE u.account_id = $1
+  ORDER BY u.name, u.id`;
 
 const round = (value: number | null, decimals: number): number | null => {
   if (value === null || value === undefined || !Number.isFinite(Number(value))) return null;
@@ -279,34 +318,20 @@ export function createTrackingService(
       if (!(await mapEnabled(actor))) throw forbidden('tracking.mapDisabled');
     },
 
-    /** Every unit of the caller's account with its latest state, by name. One query however many units. */
-    async listUnits(actor: Actor): Promise<TrackedUnits> {
+    /**
+     * Every unit of the caller's account with its latest state, by name: the JSON text of a `TrackedUnitList`
+     * (rows written by the database). One query however many units, plus the checked-in drivers.
+     */
+    async listUnitsJson(actor: Actor): Promise<string> {
       const now = clock.now();
       const [rows, visible] = await Promise.all([
-        database.query<ListRow>(`${LIST_SELECT} WHERE u.account_id = $1 ORDER BY u.name, u.id`, [actor.accountId]),
+        database.query<{ id: number; row: string }>(LIST_ROWS_SELECT, [actor.accountId, now.toISOString()]),
         visibility(actor),
       ]);
       const shown = visible ? rows.filter((row) => visible(row.id, now)) : rows;
       const drivers = options.checkedInDrivers && shown.length > 0 ? await options.checkedInDrivers(shown.map((row) => row.id)) : new Map<number, { name: string }>();
-      return {
-        serverTime: now.toISOString(),
-        units: shown.map(
-          (row): TrackedUnit => ({
-            ...toLiveState(row, now),
-            name: row.name,
-            registrationNumber: row.registration_number,
-            imei: row.imei,
-            vehicleType: row.vehicle_type,
-            markerIcon: row.marker_icon,
-            color: row.color,
-            operatingMode: row.operating_mode,
-            departmentId: row.department_id,
-            department: row.department,
-            tags: parseTags(row.tags),
-            driverName: drivers.get(row.id)?.name ?? null,
-          }),
-        ),
-      };
+      const units = shown.map((row) => `${row.row.slice(0, -1)}, ${JSON.stringify(drivers.get(row.id)?.name ?? null)}]`);
+      return `{"serverTime":${JSON.stringify(now.toISOString())},"fields":${JSON.stringify(UNIT_LIST_FIELDS)},"units":[${units.join(',')}]}`;
     },
 
     /** The latest state of the given units, each with its account (the live fan-out groups by it). */

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
 import type { UnitAccessUser, UnitDetail, UnitView, UserUnitAccess } from './model';
 import { addUnit, nextImei, setState } from './testing';
+import { decodeUnitList, type TrackedUnitList } from '../tracking/model';
 
 /**
  * Spec §6 unit access: ordinary users see only the units given to them; administrators give access; a
@@ -45,7 +46,7 @@ async function company(): Promise<Company> {
 
 const listIds = async (token: string) => (await app.call<UnitView[]>('GET', '/api/units', { token })).body.data!.map((unit) => unit.ID);
 const mapIds = async (token: string) =>
-  (await app.call<{ units: Array<{ id: number }> }>('GET', '/api/tracking/units', { token })).body.data!.units.map((unit) => unit.id);
+  decodeUnitList((await app.call<TrackedUnitList>('GET', '/api/tracking/units', { token })).body.data!).units.map((unit) => unit.id);
 
 describe('unit access (administrators give units to users)', () => {
   test("a unit's users: read and set; the user then sees exactly those units, in the list, the map and the edit page", async () => {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, asc, count, desc, eq, exists, gt, ilike, inArray, not, notInArray, or, type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../../lib/db/client';
+import { type Database, pgArrayLiteral } from '../../lib/db/client';
 import { uniqueViolation } from '../../lib/db/errors';
 import { Pacer } from '../../lib/pace';
 import { AppError, fieldError, forbidden, notFound } from '../../lib/http';
@@ -377,12 +377,19 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
   }
 
   async function countEngineSlice(batch: Map<number, EnginePosition[]>, slice: number[]): Promise<void> {
+    // Every statement here has the same text whatever the slice's size (ids as one array parameter, rows through
+    // unnest): the database plans each once, instead of parsing and planning thousands of parameters every pass.
     await db.transaction(async (tx) => {
-      const existing = await tx.select({ id: units.id }).from(units).where(inArray(units.id, slice));
+      const existing = await tx.select({ id: units.id }).from(units).where(sql`${units.id} = ANY(${pgArrayLiteral(slice)}::int[])`);
       const ids = existing.map((row) => row.id).sort((a, b) => a - b);
       if (ids.length === 0) return;
       // Locked in unit order, so that two instances counting overlapping batches never deadlock.
-      const rows = await tx.select().from(unitEngineHours).where(inArray(unitEngineHours.unitId, ids)).orderBy(asc(unitEngineHours.unitId)).for('update');
+      const rows = await tx
+        .select()
+        .from(unitEngineHours)
+        .where(sql`${unitEngineHours.unitId} = ANY(${pgArrayLiteral(ids)}::int[])`)
+        .orderBy(asc(unitEngineHours.unitId))
+        .for('update');
       const byUnit = new Map(rows.map((row) => [row.unitId, row]));
       const values = ids.map((unitId) => {
         const row = byUnit.get(unitId);
@@ -398,11 +405,17 @@ export function createUnitService(db: Database, deps: UnitServiceDeps = {}) {
           if (ignition !== undefined) lastIgnition = ignition;
           if (position.normalized.engineSeconds !== undefined && position.normalized.engineSeconds >= 0) trackerS = position.normalized.engineSeconds;
         }
-        return { unitId, countedS, lastTime, lastIgnition, trackerS, updatedAt: now() };
+        return { unitId, countedS, lastTime, lastIgnition, trackerS };
       });
+      const column = <T>(of: (value: (typeof values)[number]) => T) => pgArrayLiteral(values.map(of));
       await tx
         .insert(unitEngineHours)
-        .values(values)
+        .select(
+          sql`SELECT unit_id, counted_s, last_time, last_ignition, tracker_s, ${now().toISOString()}::timestamptz
+              FROM unnest(${column((v) => v.unitId)}::int[], ${column((v) => v.countedS)}::float8[], ${column((v) => v.lastTime)}::timestamptz[],
+                          ${column((v) => v.lastIgnition)}::boolean[], ${column((v) => v.trackerS)}::float8[])
+                AS x(unit_id, counted_s, last_time, last_ignition, tracker_s)`,
+        )
         .onConflictDoUpdate({
           target: unitEngineHours.unitId,
           set: {

@@ -5,6 +5,7 @@ import { useBrand } from '../../brands/BrandProvider';
 import { Banner } from '../../components/Form';
 import { errorText, isApiError } from '../../lib/api';
 import { AddressBook, useAddressBook } from './addresses';
+import { ClusterIndex } from './clusters';
 import { formatters, isoDay } from './format';
 import { HistoryBar } from './HistoryBar';
 import { type HistoryView, loadHistory, positionAt } from './history';
@@ -39,6 +40,11 @@ declare global {
   interface Window {
     __fleetMap?: FleetMapProbe;
   }
+}
+
+/** Changes whenever the units the map clusters change: another filter or another list. */
+function filterKeyOf(filter: UnitFilter, listVersion: number): string {
+  return `${filter.search}|${[...filter.statuses].sort().join(',')}|${filter.vehicleType}|${filter.department}|${filter.tag}|${listVersion}`;
 }
 
 /** Re-renders at most every `PANEL_REFRESH_MS` while the store changes. */
@@ -91,6 +97,7 @@ export default function LiveMap() {
   const brand = useBrand();
   const [store] = useState(() => new FleetStore());
   const [addresses] = useState(() => new AddressBook());
+  const [clusters] = useState(() => new ClusterIndex());
   const version = useThrottledVersion(store);
   useAddressBook(addresses);
   const now = useNow();
@@ -122,7 +129,22 @@ export default function LiveMap() {
 
   const f = useMemo(() => formatters(i18n.language), [i18n.language]);
   const include = useMemo(() => unitMatcher(filter), [filter]);
-  const filterKey = `${filter.search}|${[...filter.statuses].sort().join(',')}|${filter.vehicleType}|${filter.department}|${filter.tag}|${store.listVersion}`;
+  const filterKey = filterKeyOf(filter, store.listVersion);
+  const filterRef = useRef(filter);
+  filterRef.current = filter;
+
+  useEffect(() => () => clusters.dispose(), [clusters]);
+  // A large fleet's clusters are built as soon as the list is in, while the map's code may still be loading; the
+  // map finds them built (same filter key) instead of starting only once it exists.
+  useEffect(() => {
+    const unsubscribe = store.subscribe(() => {
+      if (store.loadState !== 'ready') return;
+      unsubscribe();
+      const filter = filterRef.current;
+      clusters.maybeBuild(store.units, unitMatcher(filter), filterKeyOf(filter, store.listVersion), performance.now());
+    });
+    return unsubscribe;
+  }, [store, clusters]);
 
   // Derived lists (re-read on the throttled version): filtered units, counts per status, vehicle types present.
   // biome-ignore lint/correctness/useExhaustiveDependencies: `version` stands for the store's content.
@@ -220,6 +242,7 @@ export default function LiveMap() {
           <Suspense fallback={<p className="map-loading">{t('common.loading')}</p>}>
             <MapCanvas
               store={store}
+              clusters={clusters}
               include={include}
               filterKey={filterKey}
               selectedId={selectedId}

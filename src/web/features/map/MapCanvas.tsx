@@ -7,7 +7,7 @@ import mapLibreWorker from 'maplibre-gl/dist/maplibre-gl-worker.mjs' with { type
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { applyBaseMap, DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM } from './basemap';
-import { CLUSTER_MAX_ZOOM, type ClusterMarker, ClusterIndex } from './clusters';
+import { CLUSTER_MAX_ZOOM, type ClusterIndex, type ClusterMarker } from './clusters';
 import type { HistoryView } from './history';
 import { labelPicture, placeLabels } from './labels';
 import { type Picture, PictureAtlas } from './pictures';
@@ -26,6 +26,8 @@ export interface ReplayMarker {
 
 export interface MapCanvasProps {
   store: FleetStore;
+  /** The page's cluster index of its units (built as soon as the list is in). */
+  clusters: ClusterIndex;
   /** The panel's filter: which units the map shows. `filterKey` changes whenever the filter does. */
   include: (unit: TrackedUnit) => boolean;
   filterKey: string;
@@ -192,19 +194,22 @@ function buildLayers(c: Controller, units: TrackedUnit[], clusters: ClusterMarke
     for (const unit of placeLabels((lngLat) => c.map.project(lngLat), units, props.selectedId)) add(labelPicture(unit.name), [unit.lon!, unit.lat!], { unit });
   }
   c.pictures.ensure(pictures);
-  layers.push(
-    new IconLayer<MapMarker>({
-      id: 'markers',
-      data: markers,
-      pickable: true,
-      iconAtlas: c.pictures.canvas as unknown as string,
-      iconMapping: c.pictures.mapping,
-      getIcon: (marker) => marker.key,
-      getPosition: (marker) => marker.position,
-      getSize: (marker) => marker.height,
-      sizeUnits: 'pixels',
-    }),
-  );
+  // Until deck.gl's device exists there is no texture to draw from; `onDeviceInitialized` draws again.
+  if (c.pictures.texture) {
+    layers.push(
+      new IconLayer<MapMarker>({
+        id: 'markers',
+        data: markers,
+        pickable: true,
+        iconAtlas: c.pictures.texture,
+        iconMapping: c.pictures.mapping,
+        getIcon: (marker) => marker.key,
+        getPosition: (marker) => marker.position,
+        getSize: (marker) => marker.height,
+        sizeUnits: 'pixels',
+      }),
+    );
+  }
   if (props.replay) {
     const marker = { ...props.replay };
     layers.push(
@@ -407,6 +412,13 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
         layers: [],
         getCursor: ({ isHovering, isDragging }) => (isDragging ? 'grabbing' : isHovering ? 'pointer' : 'grab'),
         onClick: (info: PickingInfo) => onPick(info),
+        onDeviceInitialized: (device) => {
+          const c = controllerRef.current;
+          if (!c) return;
+          c.pictures.attach(device);
+          c.lastSignature = null;
+          requestDraw(c);
+        },
         onAfterRender: () => {
           const c = controllerRef.current;
           if (!c) return;
@@ -421,7 +433,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       }),
       atlas: buildIconAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
       pictures: new PictureAtlas(Math.min(2, Math.ceil(window.devicePixelRatio || 1))),
-      index: null as unknown as ClusterIndex,
+      index: propsRef.current.clusters,
       props: propsRef.current,
       frame: null,
       frames: 0,
@@ -434,7 +446,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       popup: null,
       popupNode: node,
     };
-    controller.index = new ClusterIndex(() => requestDraw(controller));
+    controller.index.onView = () => requestDraw(controller);
     controllerRef.current = controller;
     setPopupNode(node);
 
@@ -532,7 +544,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       resizeObserver.disconnect();
       if (controller.frame !== null) cancelAnimationFrame(controller.frame);
       controller.popup?.remove();
-      controller.index.dispose();
+      controller.index.onView = () => {};
       propsRef.current.onReady?.(null);
       controllerRef.current = null;
       try {
@@ -541,6 +553,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       } catch {
         // already gone with the map
       }
+      controller.pictures.destroy();
       map.remove();
     };
   }, []);

@@ -99,9 +99,14 @@ export class ClusterIndex {
   private covered: { bbox: Bounds; zoom: number } | null = null;
   private view: ViewReply | null = null;
   private readonly expansions = new Map<number, (zoom: number) => void>();
+  /** A new view (or a new index) arrived: the map that asks sets this to draw again. */
+  onView: () => void = () => {};
 
-  /** `onView`: a new view (or a new index) arrived; draw again. */
-  constructor(private readonly onView: () => void) {
+  /**
+   * Made by the page as soon as it mounts, so that the index of a large fleet is built while the map's own code
+   * still loads; the map asks it for views once it exists.
+   */
+  constructor() {
     this.workerUrl = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
     this.worker = new Worker(this.workerUrl);
     this.worker.onmessage = (event: MessageEvent) => {

@@ -1,3 +1,4 @@
+import type { Device, Texture } from '@luma.gl/core';
 import type { IconAtlas } from './symbols';
 
 /** A picture the atlas draws on first use: its size and anchor in CSS pixels, and how to draw it there. */
@@ -17,27 +18,48 @@ const ATLAS_SIZE = 1024;
  * by the browser's own 2D renderer into one texture, so that the map draws them all as one textured quad each
  * in one layer. With software WebGL every draw call and every quad's vertices cost: a text layer drew a quad
  * per character and a box per name, a badge took two icon layers, a cluster a circle layer and a text layer.
- * Pictures keep their place until the texture is full; then it starts over with the pictures asked for. Each
- * change hands out a new canvas (deck.gl uploads a texture when its reference changes).
+ * A new picture (a name coming into view, a cluster's new count) is uploaded into its own place of the texture
+ * and nothing else: handing deck.gl a new canvas instead made it upload the whole atlas again, tens of
+ * milliseconds a time with software WebGL, several times a second while panning a busy fleet. Pictures keep
+ * their place until the texture is full; then it starts over with the pictures asked for.
  */
 export class PictureAtlas {
-  canvas: HTMLCanvasElement;
+  /** The texture the markers layer draws from; null until the map's WebGL device exists (`attach`). */
+  texture: Texture | null = null;
   readonly mapping: IconAtlas['mapping'] = {};
   private x = 0;
   private y = 0;
   private rowHeight = 0;
   private readonly size: number;
+  /** Each new picture is drawn here, then copied into its place in the texture. */
+  private readonly scratch = document.createElement('canvas');
 
   constructor(private readonly pixelRatio: number) {
     this.size = ATLAS_SIZE * pixelRatio;
-    this.canvas = this.blank();
   }
 
-  private blank(): HTMLCanvasElement {
-    const canvas = document.createElement('canvas');
-    canvas.width = this.size;
-    canvas.height = this.size;
-    return canvas;
+  /** Creates the texture on the map's device; pictures drawn before are drawn again on their next use. */
+  attach(device: Device): void {
+    this.texture?.destroy();
+    this.texture = device.createTexture({
+      width: this.size,
+      height: this.size,
+      format: 'rgba8unorm',
+      sampler: { minFilter: 'linear', magFilter: 'linear', addressModeU: 'clamp-to-edge', addressModeV: 'clamp-to-edge' },
+    });
+    this.clear();
+  }
+
+  destroy(): void {
+    this.texture?.destroy();
+    this.texture = null;
+  }
+
+  private clear(): void {
+    for (const key of Object.keys(this.mapping)) delete this.mapping[key];
+    this.x = 0;
+    this.y = 0;
+    this.rowHeight = 0;
   }
 
   private cell(picture: Picture): [number, number] {
@@ -66,21 +88,18 @@ export class PictureAtlas {
     return places;
   }
 
-  /** Draws the pictures not drawn yet (a new canvas when any were missing). */
+  /** Draws the pictures not drawn yet into their places of the texture. */
   ensure(pictures: Iterable<Picture>): void {
+    const texture = this.texture;
+    if (!texture) return;
     const missing = new Map<string, Picture>();
     for (const picture of pictures) if (!this.mapping[picture.key]) missing.set(picture.key, picture);
     if (missing.size === 0) return;
-    const next = this.blank();
-    const ctx = next.getContext('2d');
-    if (!ctx) return;
     const list = [...missing.values()];
     let places = this.layout(list, { x: this.x, y: this.y, rowHeight: this.rowHeight });
-    if (places) {
-      ctx.drawImage(this.canvas, 0, 0);
-    } else {
+    if (!places) {
       // Full: start over with only what is asked for now.
-      for (const key of Object.keys(this.mapping)) delete this.mapping[key];
+      this.clear();
       places = this.layout(list, { x: 0, y: 0, rowHeight: 0 }) ?? [];
     }
     const ratio = this.pixelRatio;
@@ -88,17 +107,16 @@ export class PictureAtlas {
       const place = places[i];
       if (!place) return;
       const [width, height] = this.cell(picture);
-      ctx.save();
-      ctx.translate(place[0], place[1]);
-      ctx.beginPath();
-      ctx.rect(0, 0, width, height);
-      ctx.clip();
+      // Resizing clears the canvas.
+      this.scratch.width = width;
+      this.scratch.height = height;
+      const ctx = this.scratch.getContext('2d');
+      if (!ctx) return;
       ctx.scale(ratio, ratio);
       picture.draw(ctx, picture.width, picture.height);
-      ctx.restore();
+      texture.copyExternalImage({ image: this.scratch, x: place[0], y: place[1], width, height });
       const anchorY = (picture.anchorY ?? picture.height / 2) * ratio;
       this.mapping[picture.key] = { x: place[0], y: place[1], width, height, anchorY, mask: false };
     });
-    this.canvas = next;
   }
 }

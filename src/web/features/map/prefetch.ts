@@ -1,4 +1,4 @@
-import type { TrackedUnits } from '../../../modules/tracking/model';
+import type { TrackedUnitList } from '../../../modules/tracking/model';
 import { api } from '../../lib/api';
 import { getSession } from '../../lib/session';
 
@@ -7,7 +7,7 @@ export const LIVE_MAP_PATH = '/user/realtime-tracking';
 /** A list asked for at start-up is used only while this fresh; the live socket's catch-up covers the gap. */
 const FRESH_MS = 15_000;
 
-let early: { at: number; token: string; units: Promise<TrackedUnits> } | null = null;
+let early: { at: number; token: string; units: Promise<TrackedUnitList> } | null = null;
 
 /**
  * When the app starts on the map with a session: asks for the unit list and loads the map's code at once,
@@ -16,7 +16,7 @@ let early: { at: number; token: string; units: Promise<TrackedUnits> } | null = 
 export function prefetchLiveMap(): void {
   const session = getSession();
   if (!session?.user.RealTimeMap || window.location.pathname !== LIVE_MAP_PATH) return;
-  const units = api.get<TrackedUnits>('/api/tracking/units');
+  const units = api.get<TrackedUnitList>('/api/tracking/units');
   // Unused or failed, the store asks again and reports its own error.
   units.catch(() => {});
   early = { at: performance.now(), token: session.user.token, units };
@@ -24,7 +24,7 @@ export function prefetchLiveMap(): void {
 }
 
 /** The list asked for at start-up, once, if still fresh and of the same session; else null. */
-export function takePrefetchedUnits(): Promise<TrackedUnits> | null {
+export function takePrefetchedUnits(): Promise<TrackedUnitList> | null {
   const taken = early;
   early = null;
   if (!taken || performance.now() - taken.at > FRESH_MS || getSession()?.user.token !== taken.token) return null;

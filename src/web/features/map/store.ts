@@ -2,8 +2,9 @@ import {
   LIVE_CLOSE,
   type LiveMessage,
   type LiveState,
+  decodeUnitList,
   type TrackedUnit,
-  type TrackedUnits,
+  type TrackedUnitList,
   unitStatus,
 } from '../../../modules/tracking/model';
 import { api, isApiError, NAVIGATE_EVENT } from '../../lib/api';
@@ -118,7 +119,7 @@ export class FleetStore {
 
   private async load(): Promise<void> {
     try {
-      const data = await (takePrefetchedUnits() ?? api.get<TrackedUnits>('/api/tracking/units'));
+      const data = decodeUnitList(await (takePrefetchedUnits() ?? api.get<TrackedUnitList>('/api/tracking/units')));
       if (this.stopped) return;
       this.replaceAll(data.units);
       this.since = data.serverTime;
@@ -135,8 +136,7 @@ export class FleetStore {
   }
 
   private replaceAll(units: TrackedUnit[]): void {
-    // Reading every field here also means a malformed answer fails now, in the page, not later in a layer.
-    this.units = units.map((unit) => ({ ...unit, ble: Array.isArray(unit.ble) ? unit.ble : [] }));
+    this.units = units;
     this.indexById.clear();
     for (let at = 0; at < this.units.length; at++) this.indexById.set(this.units[at]!.id, at);
     this.listVersion += 1;
@@ -167,7 +167,7 @@ export class FleetStore {
     this.reloadTimer = setTimeout(async () => {
       this.reloadTimer = null;
       try {
-        const data = await api.get<TrackedUnits>('/api/tracking/units');
+        const data = decodeUnitList(await api.get<TrackedUnitList>('/api/tracking/units'));
         if (this.stopped) return;
         this.replaceAll(data.units);
         this.emit();
