@@ -224,6 +224,7 @@ async function measureLoad(page: Page, how: 'goto' | 'reload') {
       units: fleet.store.units.length,
       list: list ? { start: list.startTime, firstByte: list.responseStart, end: list.responseEnd } : null,
       scriptsEnd: Math.max(0, ...scripts.map((entry) => entry.responseEnd)),
+      scripts: scripts.map((entry) => ({ name: entry.name.split('/').pop() ?? '', start: entry.startTime, end: entry.responseEnd, bytes: entry.encodedBodySize })),
       marks: { ...fleet.store.probe.marks },
     };
   });
@@ -247,6 +248,7 @@ const loadParts = (load: typeof cold) =>
     : '';
 console.log(`loaded ${cold.units} units (cold cache): list ${ms(cold.loadedAt)}, drawn ${ms(cold.firstDrawAt)} after navigation`);
 console.log(`  ${loadParts(cold)}`);
+console.log(`  scripts: ${cold.scripts.map((script) => `${script.name} ${ms(script.start)}–${ms(script.end)} (${Math.round(script.bytes / 1024)} KiB)`).join(', ')}`);
 await page.waitForTimeout(3000);
 const warm = await measureLoad(page, 'reload');
 console.log(`loaded ${warm.units} units (warm cache): list ${ms(warm.loadedAt)}, drawn ${ms(warm.firstDrawAt)} after navigation`);

@@ -5,6 +5,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { BunPlugin } from 'bun';
 
 const root = join(import.meta.dir, '..');
 const webDir = join(root, 'src/web');
@@ -24,6 +25,7 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<void>
     naming: { entry: '[name].[ext]', chunk: 'assets/[name]-[hash].[ext]', asset: 'assets/[name]-[hash].[ext]' },
     publicPath: '/',
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+    plugins: [lumaDeviceInline],
   });
   if (!result.success) {
     for (const log of result.logs) console.error(log);
@@ -40,12 +42,29 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<void>
   }
 }
 
+/**
+ * luma.gl (under deck.gl) loads its WebGL device class with a dynamic import, which the bundler makes a chunk of
+ * its own: one more request, fetched only once the map has been created and waits for it. The map needs it at
+ * once, so the build imports it statically. Fails the build if a luma.gl upgrade changes the import.
+ */
+const lumaDeviceInline: BunPlugin = {
+  name: 'luma-webgl-device-inline',
+  setup(build) {
+    build.onLoad({ filter: /@luma\.gl[\\/]webgl[\\/]dist[\\/]adapter[\\/]webgl-adapter\.js$/ }, async ({ path }) => {
+      const source = await Bun.file(path).text();
+      const dynamic = 'await import("./webgl-device.js")';
+      if (!source.includes(dynamic)) throw new Error(`${path}: the WebGL device import changed; update lumaDeviceInline`);
+      return { contents: `import * as webglDeviceModule from './webgl-device.js';\n${source.replaceAll(dynamic, 'webglDeviceModule')}`, loader: 'js' };
+    });
+  },
+};
+
 /** Text files get a .gz twin, sent to browsers that accept gzip (src/web/serve.ts). */
 function precompress(dir: string) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) precompress(path);
-    else if (/\.(js|css|html|svg|json|geojson|txt)$/.test(name)) writeFileSync(`${path}.gz`, Bun.gzipSync(readFileSync(path), { level: 9 }));
+    else if (/\.(js|mjs|css|html|svg|json|geojson|txt)$/.test(name)) writeFileSync(`${path}.gz`, Bun.gzipSync(readFileSync(path), { level: 9 }));
   }
 }
 

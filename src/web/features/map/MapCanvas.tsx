@@ -3,7 +3,7 @@ import { IconLayer, PathLayer, ScatterplotLayer } from '@deck.gl/layers';
 import { MapboxOverlay } from '@deck.gl/mapbox';
 import { Map as MapLibre, NavigationControl, Popup, ScaleControl, setWorkerUrl } from 'maplibre-gl';
 import mapLibreCss from 'maplibre-gl/dist/maplibre-gl.css' with { type: 'text' };
-import mapLibreWorker from 'maplibre-gl/dist/maplibre-gl-worker.mjs' with { type: 'text' };
+import mapLibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs' with { type: 'file' };
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { applyBaseMap, DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM } from './basemap';
@@ -76,14 +76,17 @@ interface Controller {
   popupNode: HTMLDivElement;
 }
 
-let workerUrl: string | null = null;
+let workerSet = false;
 let cssInjected = false;
 
-/** MapLibre's worker ships inside this chunk (no separate file to serve), and its CSS likewise. */
+/**
+ * MapLibre's worker is a hashed file of its own (cached, and fetched by the worker itself rather than parsed as
+ * half a megabyte of text in this chunk); its CSS ships inside this chunk.
+ */
 function prepareMapLibre() {
-  if (!workerUrl) {
-    workerUrl = URL.createObjectURL(new Blob([mapLibreWorker], { type: 'text/javascript' }));
-    setWorkerUrl(workerUrl);
+  if (!workerSet) {
+    setWorkerUrl(new URL(mapLibreWorkerUrl, window.location.href).href);
+    workerSet = true;
   }
   if (!cssInjected) {
     const style = document.createElement('style');

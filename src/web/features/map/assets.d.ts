@@ -1,12 +1,13 @@
-/** Files the map island imports as text (Bun's `with { type: 'text' }`): CSS to inject and MapLibre's worker. */
+/** Files the map island imports as text (Bun's `with { type: 'text' }`): CSS to inject. */
 declare module '*.css' {
   const text: string;
   export default text;
 }
 
+/** MapLibre's worker, shipped as a hashed file (`with { type: 'file' }`): its URL. */
 declare module 'maplibre-gl/dist/maplibre-gl-worker.mjs' {
-  const source: string;
-  export default source;
+  const url: string;
+  export default url;
 }
 
 /** GeoJSON the web build ships as a hashed file (`with { type: 'file' }`): its URL. */

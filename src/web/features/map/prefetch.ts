@@ -20,6 +20,8 @@ export function prefetchLiveMap(): void {
   // Unused or failed, the store asks again and reports its own error.
   units.catch(() => {});
   early = { at: performance.now(), token: session.user.token, units };
+  // The page's island and the map's libraries: requested now rather than once the route has rendered.
+  void import('./LiveMap');
   void import('./MapCanvas');
 }
 
