@@ -1,6 +1,6 @@
 /**
  * `bun run bench:map [--units 20000] [--interval 10000] [--seconds 20] [--pan-seconds 8] [--db pglite|postgres] [--vsync]
- *                    [--gpu-compositing] [--chromium-flags "..."] [--profile]`
+ *                    [--gpu-compositing] [--chromium-flags "..."] [--profile] [--trace]`
  *
  * The live map under a large fleet: the whole portal (API, web app, live socket, gateway) on loopback,
  * `--units` simulated Teltonika trackers (scripts/simulate.ts, real TCP) each reporting one position every
@@ -207,6 +207,27 @@ function printProfile(what: string, profile: { nodes: Array<{ id: number; callFr
   for (const [name, msSpent] of top) console.log(`    ${msSpent.toFixed(0).padStart(6)} ms  ${name}`);
 }
 
+/** `--trace`: the renderer main thread's time during the cold load by trace event (self time), largest first. */
+function printTrace(buffer: Buffer) {
+  type TraceEvent = { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string } };
+  const events = (JSON.parse(buffer.toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
+  const mainThreads = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const self = new Map<string, number>();
+  for (const thread of mainThreads) {
+    const complete = events.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === thread && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+    const stack: TraceEvent[] = [];
+    for (const event of complete) {
+      while (stack.length > 0 && stack.at(-1)!.ts + stack.at(-1)!.dur! <= event.ts) stack.pop();
+      const parent = stack.at(-1);
+      if (parent) self.set(parent.name, (self.get(parent.name) ?? 0) - event.dur!);
+      self.set(event.name, (self.get(event.name) ?? 0) + event.dur!);
+      stack.push(event);
+    }
+  }
+  console.log('  cold load, renderer main thread by trace event (self time):');
+  for (const [name, micros] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`);
+}
+
 /** Navigates to the map and waits until every unit is loaded and drawn; times since navigation start. */
 async function measureLoad(page: Page, how: 'goto' | 'reload') {
   if (how === 'goto') await page.goto('/user/realtime-tracking');
@@ -240,8 +261,11 @@ if (profiling) {
   await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
   await cdp.send('Profiler.start');
 }
+const tracing = process.argv.includes('--trace');
+if (tracing) await browser.startTracing(page, { categories: ['devtools.timeline', 'v8', 'blink', 'gpu', 'disabled-by-default-devtools.timeline'] });
 const cold = await measureLoad(page, 'goto');
 if (profiling) printProfile('cold load', (await cdp.send('Profiler.stop')).profile);
+if (tracing) printTrace(await browser.stopTracing());
 const loadParts = (load: typeof cold) =>
   load.list
     ? `scripts loaded ${ms(load.scriptsEnd)}, list requested ${ms(load.list.start)}, first byte ${ms(load.list.firstByte)}, last byte ${ms(load.list.end)}, parsed and stored ${ms(load.loadedAt)}; map ${Object.entries(load.marks).map(([name, at]) => `${name} ${ms(at)}`).join(', ')}`

@@ -36,8 +36,11 @@ interface LiveClient {
   token: string;
   /** False until the catch-up is sent: updates wait in `dirty` so nothing older arrives after newer. */
   ready: boolean;
-  /** Units changed for this client but not yet sent (during catch-up or while the socket is backlogged). */
-  dirty: Set<number>;
+  /**
+   * Units changed for this client but not yet sent (during catch-up or while the socket is backlogged), with the
+   * newest state the hub had for them; null when it must be read (it had none).
+   */
+  dirty: Map<number, LiveState | null>;
   /** The last send was queued behind backpressure or dropped; cleared on drain. */
   backlogged: boolean;
   /** Spec §6: which units this user may see now (null: all of the account); refreshed with the token check. */
@@ -95,7 +98,7 @@ export class LiveHub {
 
   /** Registers an authenticated socket; with `since`, first sends the units changed since then. */
   async open(socket: LiveSocket, actor: Actor, token: string, since: Date | null): Promise<void> {
-    const client: LiveClient = { socket, actor, token, ready: false, dirty: new Set(), backlogged: false, visible: null, visibleKey: '' };
+    const client: LiveClient = { socket, actor, token, ready: false, dirty: new Map(), backlogged: false, visible: null, visibleKey: '' };
     this.bySocket.set(socket, client);
     let clients = this.byAccount.get(actor.accountId);
     if (!clients) {
@@ -223,16 +226,20 @@ export class LiveHub {
     for (const unitId of fresh.keys()) toRead.delete(unitId);
     const changed = new Set([...toRead, ...fresh.keys()]);
     const accountOf = await this.resolveAccounts(toRead);
-    // Changed units that some open socket may show, plus what waiting sockets that can take it now missed.
+    // Changed units that some open socket may show, plus missed units whose state was not kept, for sockets that can
+    // take them now. A socket that can take what it missed is served even when nothing changed meanwhile.
     const wanted = new Set<number>();
     for (const unitId of toRead) {
       const accountId = accountOf.get(unitId);
       if (accountId !== undefined && accountId !== null && this.byAccount.has(accountId)) wanted.add(unitId);
     }
+    let missedToSend = false;
     for (const client of this.bySocket.values()) {
-      if (this.canSend(client)) for (const unitId of client.dirty) if (!fresh.has(unitId)) wanted.add(unitId);
+      if (client.dirty.size === 0 || !this.canSend(client)) continue;
+      missedToSend = true;
+      for (const [unitId, kept] of client.dirty) if (kept === null && !fresh.has(unitId)) wanted.add(unitId);
     }
-    if (wanted.size === 0 && fresh.size === 0) return;
+    if (wanted.size === 0 && fresh.size === 0 && !missedToSend) return;
     const states = [...fresh.values(), ...(wanted.size > 0 ? await this.deps.tracking.liveStates([...wanted]) : [])];
     const now = Date.now();
     const byAccount = new Map<number, Map<number, LiveState>>();
@@ -247,48 +254,46 @@ export class LiveHub {
       group.set(state.id, state);
     }
     const serverTime = this.deps.clock.now().toISOString();
+    const sentAt = this.deps.clock.now();
+    /** Per account: its changed states, and the message every socket without a backlog or §6 filter gets. */
+    const changedOf = new Map<number, { states: LiveState[]; shared: string | null }>();
     for (const [accountId, group] of byAccount) {
-      const clients = this.byAccount.get(accountId);
-      if (!clients) continue;
-      const changedHere = [...group.values()].filter((state) => changed.has(state.id));
-      let shared: string | null = null;
-      const sentAt = this.deps.clock.now();
-      for (const client of clients) {
-        if (!this.canSend(client)) {
-          for (const state of changedHere) client.dirty.add(state.id);
-          continue;
-        }
-        if (client.visible) {
-          // Spec §6: this user may not see every unit of the account; a message of their own.
-          const visible = client.visible;
-          const units = [...changedHere];
-          for (const unitId of client.dirty) {
-            const state = group.get(unitId);
-            if (state && !changed.has(unitId)) units.push(state);
-          }
-          client.dirty.clear();
-          const mine = units.filter((state) => visible(state.id, sentAt));
-          if (mine.length > 0) this.send(client, { type: 'update', serverTime, units: mine });
-          continue;
-        }
-        if (client.dirty.size === 0) {
-          if (changedHere.length === 0) continue;
-          shared ??= JSON.stringify({ type: 'update', serverTime, units: changedHere } satisfies LiveMessage);
-          this.sendRaw(client, shared, changedHere);
-          continue;
-        }
-        const units = [...changedHere];
-        for (const unitId of client.dirty) {
-          const state = group.get(unitId);
-          if (state && !changed.has(unitId)) units.push(state);
+      changedOf.set(accountId, { states: [...group.values()].filter((state) => changed.has(state.id)), shared: null });
+    }
+    for (const client of this.bySocket.values()) {
+      const group = byAccount.get(client.actor.accountId);
+      const here = changedOf.get(client.actor.accountId);
+      const changedHere = here?.states ?? [];
+      if (!this.canSend(client)) {
+        // Kept with their state: once the socket drains they go out as they are, without reading them again.
+        for (const state of changedHere) client.dirty.set(state.id, state);
+        continue;
+      }
+      let units = changedHere;
+      if (client.dirty.size > 0) {
+        units = [...changedHere];
+        for (const [unitId, kept] of client.dirty) {
+          if (changed.has(unitId)) continue; // the newer state is in this batch
+          // A unit no longer in this account (deleted or moved) has no state here: nothing to send.
+          const state = kept ?? group?.get(unitId);
+          if (state) units.push(state);
         }
         client.dirty.clear();
-        if (units.length > 0) this.send(client, { type: 'update', serverTime, units });
       }
-    }
-    // Missed units that no longer have a state in the client's account (deleted or moved): nothing to send.
-    for (const client of this.bySocket.values()) {
-      if (!byAccount.has(client.actor.accountId) && this.canSend(client)) client.dirty.clear();
+      if (client.visible) {
+        // Spec §6: this user may not see every unit of the account; a message of their own.
+        const visible = client.visible;
+        const mine = units.filter((state) => visible(state.id, sentAt));
+        if (mine.length > 0) this.send(client, { type: 'update', serverTime, units: mine });
+        continue;
+      }
+      if (units.length === 0) continue;
+      if (units === changedHere && here) {
+        here.shared ??= JSON.stringify({ type: 'update', serverTime, units: changedHere } satisfies LiveMessage);
+        this.sendRaw(client, here.shared, changedHere);
+        continue;
+      }
+      this.send(client, { type: 'update', serverTime, units });
     }
   }
 
@@ -330,7 +335,7 @@ export class LiveHub {
       const result = client.socket.send(text);
       // -1: queued behind backpressure; 0: dropped at the buffer limit. Either way wait for the drain.
       if (result <= 0) client.backlogged = true;
-      if (result === 0) for (const unit of units) client.dirty.add(unit.id);
+      if (result === 0) for (const unit of units) client.dirty.set(unit.id, unit);
     } catch {
       this.close(client.socket); // already closed underneath
     }

@@ -139,8 +139,8 @@ const LIST_COLUMNS: Record<Exclude<(typeof UNIT_LIST_FIELDS)[number], 'driverNam
   color: 'u.color',
   operatingMode: 'u.operating_mode',
   departmentId: 'u.department_id',
-  department: '(SELECT d.name FROM departments d WHERE d.id = u.department_id)',
-  tags: `COALESCE((SELECT json_agg(t.name ORDER BY t.name) FROM unit_tags ut JOIN tags t ON t.id = ut.tag_id WHERE ut.unit_id = u.id), '[]'::json)`,
+  department: 'd.name',
+  tags: `COALESCE(tg.names, '[]'::json)`,
   lat: sqlRound('ST_Y(pos.geom)', 6),
   lon: sqlRound('ST_X(pos.geom)', 6),
   speed: 'v.speed',
@@ -168,14 +168,26 @@ const LIST_COLUMNS: Record<Exclude<(typeof UNIT_LIST_FIELDS)[number], 'driverNam
 /**
  * The map's list, each unit written as its JSON row by the database itself: the values are rounded, dated and
  * judged (status) in SQL exactly as `toLiveState` does for live updates, so the server neither parses 30 columns
- * of 20,000 rows nor serialises them again. $1: the account, $2: now. Units in name order, with their id (for
- * §6 visibility) and the row without its closing bracket (the checked-in driver is appended).
+ * of 20,000 rows nor serialises them again. $1: the account, $2: now. Each unit with its id (for §6 visibility) and
+ * its `place` in name order: only the narrow (id, name) pairs are sorted, not megabytes of rows (which spilled to
+ * disk); the caller puts the rows in place. Tags are gathered for the account in one pass, not per unit.
  */
 const LIST_ROWS_SELECT = `
-  SELECT u.id, json_build_array(${UNIT_LIST_FIELDS.filter((field) => field !== 'driverName')
+  WITH listed AS MATERIALIZED (
+    SELECT id, (row_number() OVER (ORDER BY name, id))::int AS place FROM units WHERE account_id = $1
+  ), tagged AS (
+    SELECT ut.unit_id, json_agg(t.name ORDER BY t.name) AS names
+    FROM unit_tags ut JOIN tags t ON t.id = ut.tag_id
+    WHERE t.account_id = $1
+    GROUP BY ut.unit_id
+  )
+  SELECT u.id, l.place, json_build_array(${UNIT_LIST_FIELDS.filter((field) => field !== 'driverName')
     .map((field) => LIST_COLUMNS[field as keyof typeof LIST_COLUMNS])
     .join(', ')})::text AS row
-  FROM units u
+  FROM listed l
+  JOIN units u ON u.id = l.id
+  LEFT JOIN departments d ON d.id = u.department_id
+  LEFT JOIN tagged tg ON tg.unit_id = u.id
   LEFT JOIN unit_state s ON s.unit_id = u.id
   CROSS JOIN LATERAL (
     SELECT CASE WHEN s.valid IS NOT FALSE THEN s.geom ELSE (
@@ -184,9 +196,7 @@ const LIST_ROWS_SELECT = `
       ORDER BY p.time DESC LIMIT 1
     ) END AS geom
   ) pos
-  CROSS JOIN LATERAL (SELECT ${sqlRound('s.speed_kmh::text::float8', 1)} AS speed) v
-  WHERE u.account_id = $1
-  ORDER BY u.name, u.id`;
+  CROSS JOIN LATERAL (SELECT ${sqlRound('s.speed_kmh::text::float8', 1)} AS speed) v`;
 
 const round = (value: number | null, decimals: number): number | null => {
   if (value === null || value === undefined || !Number.isFinite(Number(value))) return null;
@@ -325,10 +335,12 @@ export function createTrackingService(
     async listUnitsJson(actor: Actor): Promise<string> {
       const now = clock.now();
       const [rows, visible] = await Promise.all([
-        database.query<{ id: number; row: string }>(LIST_ROWS_SELECT, [actor.accountId, now.toISOString()]),
+        database.query<{ id: number; place: number; row: string }>(LIST_ROWS_SELECT, [actor.accountId, now.toISOString()]),
         visibility(actor),
       ]);
-      const shown = visible ? rows.filter((row) => visible(row.id, now)) : rows;
+      const inOrder = new Array<{ id: number; row: string }>(rows.length);
+      for (const row of rows) inOrder[row.place - 1] = row;
+      const shown = visible ? inOrder.filter((row) => visible(row.id, now)) : inOrder;
       const drivers = options.checkedInDrivers && shown.length > 0 ? await options.checkedInDrivers(shown.map((row) => row.id)) : new Map<number, { name: string }>();
       const units = shown.map((row) => `${row.row.slice(0, -1)}, ${JSON.stringify(drivers.get(row.id)?.name ?? null)}]`);
       return `{"serverTime":${JSON.stringify(now.toISOString())},"fields":${JSON.stringify(UNIT_LIST_FIELDS)},"units":[${units.join(',')}]}`;
