@@ -41,22 +41,37 @@ export function onlineStyleUrl(subsiteId: number): string | null {
   return configured === undefined ? DEFAULT_ONLINE_STYLE : configured;
 }
 
-/** Lines every `step` degrees, so that panning shows movement even where the outlines are plain land. */
-function graticule(step: number): GeoJSON.FeatureCollection {
+/** [west, south, east, north] in degrees. */
+type Extent = [number, number, number, number];
+/** The markets (Sweden, Norway, the UK) and their neighbours: where the fine grid is drawn. */
+const MARKETS: Extent = [-12, 48, 35, 72];
+
+/**
+ * Lines every `step` degrees within `extent`, so that panning shows movement even where the outlines are plain land.
+ * Straight on the map (Mercator): a line needs only its ends and a point every 10° for clipping.
+ */
+function graticule(step: number, [west, south, east, north]: Extent = [-180, -85, 180, 85]): GeoJSON.FeatureCollection {
   const features: GeoJSON.Feature[] = [];
-  for (let lon = -180; lon <= 180; lon += step) {
-    features.push({ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: [[lon, -85], [lon, 0], [lon, 85]] } });
+  const at = (i: number) => Math.round(i * step * 1000) / 1000;
+  const along = (from: number, to: number) => {
+    const points: number[] = [];
+    for (let value = from; value < to; value += 10) points.push(value);
+    points.push(to);
+    return points;
+  };
+  for (let i = Math.ceil(west / step); at(i) <= east; i++) {
+    const lon = at(i);
+    features.push({ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: along(south, north).map((lat) => [lon, lat]) } });
   }
-  for (let lat = -80; lat <= 80; lat += step) {
-    const coordinates: Array<[number, number]> = [];
-    for (let lon = -180; lon <= 180; lon += 10) coordinates.push([lon, lat]);
-    features.push({ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates } });
+  for (let i = Math.ceil(south / step); at(i) <= north; i++) {
+    const lat = at(i);
+    features.push({ type: 'Feature', properties: {}, geometry: { type: 'LineString', coordinates: along(west, east).map((lon) => [lon, lat]) } });
   }
   return { type: 'FeatureCollection', features };
 }
 
 /**
- * The offline style: water, land, borders and a 0.1° grid; no glyphs or tiles from the network. The country
+ * The offline style: water, land, borders, a 1° grid and a 0.1° grid over the markets; no glyphs or tiles from the network. The country
  * outlines are shipped GeoJSON files (outlines.generate.ts) that MapLibre's worker fetches and parses itself, so
  * the page's main thread never handles them: 1:50m for the world (and alone below zoom 7, where it suffices and
  * costs far less to draw), 1:10m for the markets and their neighbours from zoom 7 on.
@@ -73,7 +88,8 @@ export function offlineStyle(colors: Partial<BasemapColors> = {}): StyleSpecific
       world: { type: 'geojson', data: absolute(worldOutlinesUrl), tolerance: 0.6, maxzoom: 7 },
       detailed: { type: 'geojson', data: absolute(nordicOutlinesUrl), tolerance: 0.6 },
       grid: { type: 'geojson', data: graticule(1) },
-      fineGrid: { type: 'geojson', data: graticule(0.1) },
+      // Over the markets only: worldwide it was 5,000 lines, cloned to MapLibre's worker on the page's main thread at start.
+      fineGrid: { type: 'geojson', data: graticule(0.1, MARKETS) },
     },
     layers: [
       { id: 'water', type: 'background', paint: { 'background-color': palette.water } },
