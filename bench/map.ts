@@ -245,6 +245,12 @@ async function measureLoad(page: Page, how: 'goto' | 'reload') {
       units: fleet.store.units.length,
       list: list ? { start: list.startTime, firstByte: list.responseStart, end: list.responseEnd } : null,
       scriptsEnd: Math.max(0, ...scripts.map((entry) => entry.responseEnd)),
+      navigation: (() => {
+        const entry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+        return entry
+          ? { unloadStart: entry.unloadEventStart, unloadEnd: entry.unloadEventEnd, requestStart: entry.requestStart, responseEnd: entry.responseEnd, interactive: entry.domInteractive }
+          : null;
+      })(),
       scripts: scripts.map((entry) => ({ name: entry.name.split('/').pop() ?? '', start: entry.startTime, end: entry.responseEnd, bytes: entry.encodedBodySize })),
       marks: { ...fleet.store.probe.marks },
     };
@@ -268,7 +274,7 @@ if (profiling) printProfile('cold load', (await cdp.send('Profiler.stop')).profi
 if (tracing) printTrace(await browser.stopTracing());
 const loadParts = (load: typeof cold) =>
   load.list
-    ? `scripts loaded ${ms(load.scriptsEnd)}, list requested ${ms(load.list.start)}, first byte ${ms(load.list.firstByte)}, last byte ${ms(load.list.end)}, parsed and stored ${ms(load.loadedAt)}; map ${Object.entries(load.marks).map(([name, at]) => `${name} ${ms(at)}`).join(', ')}`
+    ? `${load.navigation ? `page: previous unloaded ${ms(load.navigation.unloadStart)}–${ms(load.navigation.unloadEnd)}, requested ${ms(load.navigation.requestStart)}, received ${ms(load.navigation.responseEnd)}, interactive ${ms(load.navigation.interactive)}; ` : ''}scripts loaded ${ms(load.scriptsEnd)}, list requested ${ms(load.list.start)}, first byte ${ms(load.list.firstByte)}, last byte ${ms(load.list.end)}, parsed and stored ${ms(load.loadedAt)}; map ${Object.entries(load.marks).map(([name, at]) => `${name} ${ms(at)}`).join(', ')}`
     : '';
 console.log(`loaded ${cold.units} units (cold cache): list ${ms(cold.loadedAt)}, drawn ${ms(cold.firstDrawAt)} after navigation`);
 console.log(`  ${loadParts(cold)}`);

@@ -1,21 +1,16 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { App, createQueryClient } from './app/App';
 import { prefetchLiveMap } from './features/map/prefetch';
-import { initI18n } from './lib/i18n';
 import { restoreSession } from './lib/session';
 
+/**
+ * The entry is kept small: it reads the session and, when the app starts on the live map, asks for the unit list
+ * and the map's code, before the rest of the app (React DOM, the router, every screen: most of a megabyte) has
+ * loaded; then it loads and renders the app.
+ */
 async function start() {
-  const i18n = initI18n();
   await restoreSession();
   prefetchLiveMap();
-  const container = document.getElementById('root');
-  if (!container) throw new Error('#root missing');
-  createRoot(container).render(
-    <StrictMode>
-      <App i18n={i18n} queryClient={createQueryClient()} />
-    </StrictMode>,
-  );
+  const { startApp } = await import('./start');
+  startApp();
 }
 
 void start();

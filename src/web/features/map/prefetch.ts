@@ -1,5 +1,5 @@
+import type { Envelope } from '../../../lib/http';
 import type { TrackedUnitList } from '../../../modules/tracking/model';
-import { api } from '../../lib/api';
 import { getSession } from '../../lib/session';
 
 /** The live map's route (spec §2: the default landing). */
@@ -16,8 +16,15 @@ let early: { at: number; token: string; units: Promise<TrackedUnitList> } | null
 export function prefetchLiveMap(): void {
   const session = getSession();
   if (!session?.user.RealTimeMap || window.location.pathname !== LIVE_MAP_PATH) return;
-  const units = api.get<TrackedUnitList>('/api/tracking/units');
-  // Unused or failed, the store asks again and reports its own error.
+  // A plain request (the API client and its translated errors load with the app): unused or failed, the store asks
+  // again through the API client and reports its own error.
+  const units = fetch('/api/tracking/units', { headers: { accept: 'application/json', authorization: `Bearer ${session.user.token}` } }).then(
+    async (response) => {
+      const body = (await response.json()) as Envelope<TrackedUnitList>;
+      if (!response.ok || !body.success || !body.data) throw new Error(`unit list refused (${response.status})`);
+      return body.data;
+    },
+  );
   units.catch(() => {});
   early = { at: performance.now(), token: session.user.token, units };
   // The page's island and the map's libraries: requested now rather than once the route has rendered.
