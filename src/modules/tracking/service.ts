@@ -96,6 +96,15 @@ interface StateRow extends Record<string, unknown> {
 
 const flag = (key: string) => `(s.normalized -> '${key}') = 'true'::jsonb AS ${key}`;
 
+/** `pos.geom`: where the unit is shown. When its newest record had no fix, its last valid fix (an index probe, only for those units). */
+const LAST_VALID_POSITION = `CROSS JOIN LATERAL (
+    SELECT CASE WHEN s.valid IS NOT FALSE THEN s.geom ELSE (
+      SELECT p.geom FROM positions p
+      WHERE p.unit_id = s.unit_id AND p.flags = 0 AND p.time <= s.time
+      ORDER BY p.time DESC LIMIT 1
+    ) END AS geom
+  ) pos`;
+
 /**
  * Units joined with their latest state, one row each, every value the map shows extracted in SQL so
  * that 20,000 rows cost one query and no JSON blobs travel. When the newest record had no fix, the
@@ -103,8 +112,8 @@ const flag = (key: string) => `(s.normalized -> '${key}') = 'true'::jsonb AS ${k
  * Reads the units table for names and the account: a deliberate read-only join, so that the map of a
  * large fleet is one query rather than one per module.
  */
-const stateSelect = (listColumns = '') => `
-  SELECT u.id, u.account_id, u.name, u.registration_number, u.imei, u.vehicle_type,${listColumns}
+const STATE_SELECT = `
+  SELECT u.id, u.account_id, u.name, u.registration_number, u.imei, u.vehicle_type,
          s.time, s.last_seen, s.speed_kmh, s.course, s.valid, s.ignition, s.odometer_m,
          ST_Y(pos.geom) AS lat, ST_X(pos.geom) AS lon,
          CASE WHEN jsonb_typeof(s.normalized -> 'externalVoltageV') = 'number'
@@ -114,14 +123,8 @@ const stateSelect = (listColumns = '') => `
          CASE WHEN jsonb_typeof(s.normalized -> 'ble') = 'array' THEN s.normalized -> 'ble' END AS ble
   FROM units u
   LEFT JOIN unit_state s ON s.unit_id = u.id
-  CROSS JOIN LATERAL (
-    SELECT CASE WHEN s.valid IS NOT FALSE THEN s.geom ELSE (
-      SELECT p.geom FROM positions p
-      WHERE p.unit_id = s.unit_id AND p.flags = 0 AND p.time <= s.time
-      ORDER BY p.time DESC LIMIT 1
-    ) END AS geom
-  ) pos`;
-const STATE_SELECT = stateSelect();
+  ${LAST_VALID_POSITION}`;
+
 /** `Math.round(value * 10^decimals) / 10^decimals` in SQL, with the same float8 operations, so both give the same number. */
 const sqlRound = (value: string, decimals: number) =>
   decimals === 0 ? `floor(${value} + 0.5)` : `floor(${value} * 1e${decimals} + 0.5) / 1e${decimals}`;
@@ -189,13 +192,7 @@ const LIST_ROWS_SELECT = `
   LEFT JOIN departments d ON d.id = u.department_id
   LEFT JOIN tagged tg ON tg.unit_id = u.id
   LEFT JOIN unit_state s ON s.unit_id = u.id
-  CROSS JOIN LATERAL (
-    SELECT CASE WHEN s.valid IS NOT FALSE THEN s.geom ELSE (
-      SELECT p.geom FROM positions p
-      WHERE p.unit_id = s.unit_id AND p.flags = 0 AND p.time <= s.time
-      ORDER BY p.time DESC LIMIT 1
-    ) END AS geom
-  ) pos
+  ${LAST_VALID_POSITION}
   CROSS JOIN LATERAL (SELECT ${sqlRound('s.speed_kmh::text::float8', 1)} AS speed) v`;
 
 const round = (value: number | null, decimals: number): number | null => {
