@@ -1,15 +1,14 @@
 import type { Layer, PickingInfo } from '@deck.gl/core';
 import { IconLayer, PathLayer, ScatterplotLayer } from '@deck.gl/layers';
 import { MapboxOverlay } from '@deck.gl/mapbox';
-import { Map as MapLibre, NavigationControl, Popup, ScaleControl, setWorkerUrl } from 'maplibre-gl';
-import mapLibreCss from 'maplibre-gl/dist/maplibre-gl.css' with { type: 'text' };
-import mapLibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs' with { type: 'file' };
+import { Map as MapLibre, NavigationControl, Popup, ScaleControl } from 'maplibre-gl';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { applyBaseMap, DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM } from './basemap';
 import { CLUSTER_MAX_ZOOM, type ClusterIndex, type ClusterMarker } from './clusters';
 import type { HistoryView } from './history';
 import { labelPicture, placeLabels } from './labels';
+import { prepareMapLibre, webglAvailable } from './maplibre-setup';
 import { type Picture, PictureAtlas } from './pictures';
 import type { FleetStore, TrackedUnit } from './store';
 import { ARROW_SIZE, BADGE_SIZE, buildIconAtlas, clusterPicture, type IconAtlas, STATUS_COLORS, unitBadgePicture } from './symbols';
@@ -74,36 +73,6 @@ interface Controller {
   firstDrawPending: boolean;
   popup: Popup | null;
   popupNode: HTMLDivElement;
-}
-
-let workerSet = false;
-let cssInjected = false;
-
-/**
- * MapLibre's worker is a hashed file of its own (cached, and fetched by the worker itself rather than parsed as
- * half a megabyte of text in this chunk); its CSS ships inside this chunk.
- */
-function prepareMapLibre() {
-  if (!workerSet) {
-    setWorkerUrl(new URL(mapLibreWorkerUrl, window.location.href).href);
-    workerSet = true;
-  }
-  if (!cssInjected) {
-    const style = document.createElement('style');
-    style.dataset.source = 'maplibre-gl';
-    style.textContent = mapLibreCss;
-    document.head.appendChild(style);
-    cssInjected = true;
-  }
-}
-
-export function webglAvailable(): boolean {
-  try {
-    const canvas = document.createElement('canvas');
-    return Boolean(canvas.getContext('webgl2'));
-  } catch {
-    return false;
-  }
 }
 
 /** What the markers layer draws: a cluster, a unit's badge or a unit's name (picking tells which by `unit`/`cluster`). */

@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBrand } from '../../brands/BrandProvider';
 import { applyBaseMap, FOCUS_ZOOM } from '../map/basemap';
-import { prepareMapLibre } from './maplibre-setup';
+import { prepareMapLibre, webglAvailable } from '../map/maplibre-setup';
 
 /**
  * A small map for the place form (loaded on demand, like the live map): the place's circle on the brand's base
@@ -19,14 +19,6 @@ export interface PlaceMapProps {
   readOnly: boolean;
   label: string;
   onPick: (latitude: number, longitude: number) => void;
-}
-
-function webglAvailable(): boolean {
-  try {
-    return Boolean(document.createElement('canvas').getContext('webgl2'));
-  } catch {
-    return false;
-  }
 }
 
 /** The circle as a 64-gon on the sphere (metres), for a fill and an outline. */
