@@ -289,6 +289,9 @@ describe('live map', () => {
     const page = await suite.newPage();
     await openMap(page, account);
     await page.getByTestId('unit-list').locator(`[data-unit-id="${car.id}"]`).click();
+    // The map flies to the unit with its popup; click once it has arrived (on a slow machine a moving popup can be missed).
+    await page.getByTestId('unit-popup').waitFor();
+    await page.waitForFunction(() => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.map.isMoving() === false);
     await page.getByTestId('unit-popup').getByRole('button', { name: 'Visa historik' }).click();
     const bar = page.getByTestId('history-bar');
     await bar.getByTestId('history-status').getByText(/^Resor: 2$/).waitFor();

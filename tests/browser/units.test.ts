@@ -476,8 +476,14 @@ describe('add terminal by support', () => {
     await page.getByRole('button', { name: 'Lägg till enhet' }).click();
     await page.getByText('Välj kundkonto.').waitFor();
     await page.getByTestId('add-account').fill('Åkeri');
+    // Once picked, the account's label is the search text: that search (which finds nothing) must not undo the pick.
+    const labelSearched = page.waitForResponse(
+      (response) => response.url().includes('/api/admin/add-terminal/accounts') && decodeURIComponent(response.url()).includes(`(#${customer.accountId})`),
+    );
     await page.getByRole('option', { name: /Åkeri Nord AB/ }).click();
     await page.getByRole('listbox').waitFor({ state: 'hidden' });
+    await labelSearched;
+    await page.waitForTimeout(200);
     expect(await page.getByTestId('add-account').inputValue()).toBe(`Åkeri Nord AB (#${customer.accountId})`);
     await screenshot(page, 'add-terminal-support');
     await page.getByRole('button', { name: 'Lägg till enhet' }).click();

@@ -19,7 +19,10 @@ export function AccountPicker({ value, onChange, error }: { value: AccountChoice
     queryFn: () => api.get<AccountChoice[]>('/api/admin/add-terminal/accounts', { query: { q: query } }),
     staleTime: 30_000,
   });
-  const items = search.data ?? [];
+  const results = search.data ?? [];
+  // The chosen account stays among the items: once chosen, its label is the search text and finds nothing, and the
+  // combo box drops a selection that is missing from its items.
+  const items = value && !results.some((account) => account.id === value.id) ? [value, ...results] : results;
   return (
     <ComboBox
       className="field account-picker"
