@@ -166,11 +166,10 @@ const cpuBefore = cpuSeconds();
 await Bun.sleep(intervalMs);
 const cpuAfter = cpuSeconds();
 console.log(`${reporting} of ${unitCount} units reporting through the gateway (${gateway.context.metrics.connectionsOpen} TCP connections)`);
-console.log(
-  `CPU while only ingesting (share of one core): ${[...cpuAfter]
-    .map(([name, seconds]) => `${name} ${Math.round(((seconds - (cpuBefore.get(name) ?? 0)) / (intervalMs / 1000)) * 100)} %`)
-    .join(', ')}`,
-);
+/** CPU used between two `cpuSeconds()` readings, per process group, as a share of one core over `seconds`. */
+const cpuShares = (before: Map<string, number>, after: Map<string, number>, seconds: number) =>
+  [...after].map(([name, used]) => `${name} ${Math.round(((used - (before.get(name) ?? 0)) / seconds) * 100)} %`).join(', ');
+console.log(`CPU while only ingesting (share of one core): ${cpuShares(cpuBefore, cpuAfter, intervalMs / 1000)}`);
 
 // --- Browser -------------------------------------------------------------------------------------------
 const viewport = { width: 1280, height: 800 };
@@ -226,6 +225,34 @@ function printTrace(buffer: Buffer) {
   }
   console.log('  cold load, renderer main thread by trace event (self time):');
   for (const [name, micros] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`);
+  // Every thread's busy time (its outermost events), to see where the CPU went besides the main thread.
+  const threadNames = new Map(events.filter((e) => e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args?.name ?? '?']));
+  const busy = new Map<string, number>();
+  const byThread = new Map<string, TraceEvent[]>();
+  for (const event of events) {
+    if (event.ph !== 'X' || event.dur === undefined) continue;
+    const thread = `${event.pid}:${event.tid}`;
+    const list = byThread.get(thread);
+    if (list) list.push(event);
+    else byThread.set(thread, [event]);
+  }
+  for (const [thread, list] of byThread) {
+    let end = 0;
+    let total = 0;
+    for (const event of list.sort((a, b) => a.ts - b.ts)) {
+      if (event.ts >= end) {
+        total += event.dur!;
+        end = event.ts + event.dur!;
+      } else if (event.ts + event.dur! > end) {
+        total += event.ts + event.dur! - end;
+        end = event.ts + event.dur!;
+      }
+    }
+    const name = `${threadNames.get(thread) ?? thread} (${thread.split(':')[0]})`;
+    busy.set(name, (busy.get(name) ?? 0) + total);
+  }
+  console.log('  cold load, busy time by thread:');
+  for (const [name, micros] of [...busy].sort((a, b) => b[1] - a[1]).slice(0, 14)) console.log(`    ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`);
 }
 
 /** Navigates to the map and waits until every unit is loaded and drawn; times since navigation start. */
@@ -269,7 +296,10 @@ if (profiling) {
 }
 const tracing = process.argv.includes('--trace');
 if (tracing) await browser.startTracing(page, { categories: ['devtools.timeline', 'v8', 'blink', 'gpu', 'disabled-by-default-devtools.timeline'] });
+const cpuBeforeLoad = cpuSeconds();
+const coldStarted = performance.now();
 const cold = await measureLoad(page, 'goto');
+const cpuDuringLoad = cpuShares(cpuBeforeLoad, cpuSeconds(), (performance.now() - coldStarted) / 1000);
 if (profiling) printProfile('cold load', (await cdp.send('Profiler.stop')).profile);
 if (tracing) printTrace(await browser.stopTracing());
 const loadParts = (load: typeof cold) =>
@@ -278,6 +308,7 @@ const loadParts = (load: typeof cold) =>
     : '';
 console.log(`loaded ${cold.units} units (cold cache): list ${ms(cold.loadedAt)}, drawn ${ms(cold.firstDrawAt)} after navigation`);
 console.log(`  ${loadParts(cold)}`);
+console.log(`  CPU during the cold load (share of one core): ${cpuDuringLoad}`);
 console.log(`  scripts: ${cold.scripts.map((script) => `${script.name} ${ms(script.start)}–${ms(script.end)} (${Math.round(script.bytes / 1024)} KiB)`).join(', ')}`);
 await page.waitForTimeout(3000);
 const warm = await measureLoad(page, 'reload');

@@ -345,3 +345,30 @@ describe('time and status rules', () => {
     expect(unitStatus({ lastSeen: null, speed: null, ignition: null }, now)).toBe('offline');
   });
 });
+
+describe('decodeUnitList', () => {
+  // Each column holds a value no other column holds: a unit property taken from the wrong column shows.
+  const marked = (fields: readonly string[]) => fields.map((field, column) => (field === 'ble' || field === 'tags' ? [`${field}:${column}`] : `${field}:${column}`));
+
+  test("reads this client's columns into the properties they name", () => {
+    const [unit] = decodeUnitList({ serverTime: 't', fields: UNIT_LIST_FIELDS, units: [marked(UNIT_LIST_FIELDS) as never] }).units;
+    expect(Object.keys(unit!).sort()).toEqual([...UNIT_LIST_FIELDS].sort());
+    UNIT_LIST_FIELDS.forEach((field, column) => {
+      const expected = field === 'ble' || field === 'tags' ? [`${field}:${column}`] : `${field}:${column}`;
+      expect(unit![field] as unknown).toEqual(expected);
+    });
+  });
+
+  test('reads the columns of another server version by name, and a unit always has its sensor list', () => {
+    const fields = ['lastSeen', 'id', 'extra', ...UNIT_LIST_FIELDS.filter((field) => field !== 'lastSeen' && field !== 'id')];
+    const row = marked(fields);
+    row[fields.indexOf('ble')] = null as never;
+    const [unit] = decodeUnitList({ serverTime: 't', fields: fields as never, units: [row as never] }).units;
+    expect(unit!.id as unknown).toBe('id:1');
+    expect(unit!.lastSeen).toBe('lastSeen:0');
+    expect((unit as unknown as Record<string, unknown>).extra).toBe('extra:2');
+    expect(unit!.ble).toEqual([]);
+    const [known] = decodeUnitList({ serverTime: 't', fields: UNIT_LIST_FIELDS, units: [UNIT_LIST_FIELDS.map((field) => (field === 'ble' ? null : 1)) as never] }).units;
+    expect(known!.ble).toEqual([]);
+  });
+});

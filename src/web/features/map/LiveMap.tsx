@@ -42,9 +42,9 @@ declare global {
   }
 }
 
-/** Changes whenever the units the map clusters change: another filter or another list. */
-function filterKeyOf(filter: UnitFilter, listVersion: number): string {
-  return `${filter.search}|${[...filter.statuses].sort().join(',')}|${filter.vehicleType}|${filter.department}|${filter.tag}|${listVersion}`;
+/** Changes whenever the filter does (the cluster index also follows the store's list version). */
+function filterKeyOf(filter: UnitFilter): string {
+  return `${filter.search}|${[...filter.statuses].sort().join(',')}|${filter.vehicleType}|${filter.department}|${filter.tag}`;
 }
 
 /** Re-renders at most every `PANEL_REFRESH_MS` while the store changes. */
@@ -129,7 +129,7 @@ export default function LiveMap() {
 
   const f = useMemo(() => formatters(i18n.language), [i18n.language]);
   const include = useMemo(() => unitMatcher(filter), [filter]);
-  const filterKey = filterKeyOf(filter, store.listVersion);
+  const filterKey = filterKeyOf(filter);
   const filterRef = useRef(filter);
   filterRef.current = filter;
 
@@ -141,7 +141,8 @@ export default function LiveMap() {
       if (store.loadState !== 'ready') return;
       unsubscribe();
       const filter = filterRef.current;
-      clusters.maybeBuild(store.units, unitMatcher(filter), filterKeyOf(filter, store.listVersion), performance.now());
+      store.probe.marks.clustersAsked = performance.now();
+      clusters.maybeBuild(store.units, unitMatcher(filter), filterKeyOf(filter), store.listVersion, performance.now());
     });
     return unsubscribe;
   }, [store, clusters]);

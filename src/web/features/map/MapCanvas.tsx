@@ -218,7 +218,7 @@ function draw(c: Controller): void {
   c.frame = null;
   const { map, store, props } = { map: c.map, store: c.props.store, props: c.props };
   const now = performance.now();
-  c.index.maybeBuild(store.units, props.include, props.filterKey, now);
+  c.index.maybeBuild(store.units, props.include, props.filterKey, store.listVersion, now);
   const zoom = map.getZoom();
   const bounds = map.getBounds();
   c.index.request([bounds.getWest(), bounds.getSouth(), bounds.getEast(), bounds.getNorth()], zoom);
@@ -251,7 +251,12 @@ function draw(c: Controller): void {
   // Latency probe: units drawn on their own whose new state this draw shows.
   for (const id of changed) if (c.drawnUnits.has(id)) c.pendingDrawn.push(id);
   c.overlay.setProps({ layers: buildLayers(c, view.units, view.clusters, zoom) });
-  if (store.loadState === 'ready' && store.probe.firstDrawAt === 0) c.firstDrawPending = true;
+  // The load is drawn once the view comes from an index of the loaded list: a frame before that shows no units yet.
+  if (store.loadState === 'ready' && store.probe.firstDrawAt === 0 && c.index.answers(props.filterKey, store.listVersion)) {
+    c.firstDrawPending = true;
+    store.probe.marks.clustersBuilt = c.index.lastBuiltAt;
+    store.probe.marks.layersSet = performance.now();
+  }
   c.frames += 1;
   // The popup follows its unit.
   if (selected && selected.lat !== null && selected.lon !== null && c.popup) c.popup.setLngLat([selected.lon, selected.lat]);
