@@ -161,6 +161,9 @@ while (Date.now() < warmupDeadline) {
   reporting = row!.n;
   if (reporting >= unitCount * 0.99) break;
 }
+// Planner statistics as on a running system, where autovacuum analyses a table within a minute or so of a large
+// change; this database is a few minutes old, and without them the unit list's plan probes indexes 20,000 times.
+await database.query('ANALYZE');
 // One more interval so that every tracker reports at its steady pace; meanwhile, what the ingest alone costs.
 const cpuBefore = cpuSeconds();
 await Bun.sleep(intervalMs);
@@ -248,7 +251,7 @@ function printTrace(buffer: Buffer) {
         end = event.ts + event.dur!;
       }
     }
-    const name = `${threadNames.get(thread) ?? thread} (${thread.split(':')[0]})`;
+    const name = `${threadNames.get(thread) ?? thread} (${thread})`;
     busy.set(name, (busy.get(name) ?? 0) + total);
   }
   console.log('  cold load, busy time by thread:');
@@ -262,7 +265,7 @@ async function measureLoad(page: Page, how: 'goto' | 'reload') {
   await page.waitForFunction(() => ((window as unknown as { __fleetMap?: FleetMapProbe }).__fleetMap?.store.probe.firstDrawAt ?? 0) > 0, null, {
     timeout: 60_000,
   });
-  const result = await page.evaluate(() => {
+  const result = await page.evaluate(async () => {
     const fleet = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap;
     const list = performance.getEntriesByType('resource').filter((entry) => entry.name.includes('/api/tracking/units')).at(-1) as PerformanceResourceTiming | undefined;
     const scripts = performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('.js')) as PerformanceResourceTiming[];
@@ -270,7 +273,9 @@ async function measureLoad(page: Page, how: 'goto' | 'reload') {
       loadedAt: fleet.store.probe.loadedAt,
       firstDrawAt: fleet.store.probe.firstDrawAt,
       units: fleet.store.units.length,
-      list: list ? { start: list.startTime, firstByte: list.responseStart, end: list.responseEnd } : null,
+      list: list
+        ? { start: list.startTime, firstByte: list.responseStart, end: list.responseEnd, server: list.serverTiming.map((entry) => `${entry.name} ${Math.round(entry.duration)} ms`).join(', ') }
+        : null,
       scriptsEnd: Math.max(0, ...scripts.map((entry) => entry.responseEnd)),
       navigation: (() => {
         const entry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
@@ -280,6 +285,29 @@ async function measureLoad(page: Page, how: 'goto' | 'reload') {
       })(),
       scripts: scripts.map((entry) => ({ name: entry.name.split('/').pop() ?? '', start: entry.startTime, end: entry.responseEnd, bytes: entry.encodedBodySize })),
       marks: { ...fleet.store.probe.marks },
+      // The page's long animation frames until the first draw: what held up its main thread, and where.
+      longFrames: await new Promise<Array<{ start: number; duration: number; render: number; scripts: string[] }>>((resolve) => {
+        const frames: Array<{ start: number; duration: number; render: number; scripts: string[] }> = [];
+        const observer = new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as unknown as Array<{ startTime: number; duration: number; renderStart: number; scripts: Array<{ invoker: string; sourceFunctionName: string; sourceURL: string; duration: number }> }>) {
+            if (entry.startTime > fleet.store.probe.firstDrawAt) continue;
+            frames.push({
+              start: entry.startTime,
+              duration: entry.duration,
+              render: entry.renderStart ? entry.startTime + entry.duration - entry.renderStart : 0,
+              scripts: [...entry.scripts]
+                .sort((x, y) => y.duration - x.duration)
+                .slice(0, 3)
+                .map((script) => `${script.invoker}${script.sourceFunctionName ? ` ${script.sourceFunctionName}` : ''} (${script.sourceURL.split('/').pop()}) ${Math.round(script.duration)} ms`),
+            });
+          }
+        });
+        observer.observe({ type: 'long-animation-frame', buffered: true });
+        setTimeout(() => {
+          observer.disconnect();
+          resolve(frames);
+        }, 50);
+      }),
     };
   });
   return result;
@@ -304,16 +332,22 @@ if (profiling) printProfile('cold load', (await cdp.send('Profiler.stop')).profi
 if (tracing) printTrace(await browser.stopTracing());
 const loadParts = (load: typeof cold) =>
   load.list
-    ? `${load.navigation ? `page: previous unloaded ${ms(load.navigation.unloadStart)}–${ms(load.navigation.unloadEnd)}, requested ${ms(load.navigation.requestStart)}, received ${ms(load.navigation.responseEnd)}, interactive ${ms(load.navigation.interactive)}; ` : ''}scripts loaded ${ms(load.scriptsEnd)}, list requested ${ms(load.list.start)}, first byte ${ms(load.list.firstByte)}, last byte ${ms(load.list.end)}, parsed and stored ${ms(load.loadedAt)}; map ${Object.entries(load.marks).map(([name, at]) => `${name} ${ms(at)}`).join(', ')}`
+    ? `${load.navigation ? `page: previous unloaded ${ms(load.navigation.unloadStart)}–${ms(load.navigation.unloadEnd)}, requested ${ms(load.navigation.requestStart)}, received ${ms(load.navigation.responseEnd)}, interactive ${ms(load.navigation.interactive)}; ` : ''}scripts loaded ${ms(load.scriptsEnd)}, list requested ${ms(load.list.start)} (server: ${load.list.server}), first byte ${ms(load.list.firstByte)}, last byte ${ms(load.list.end)}, parsed and stored ${ms(load.loadedAt)}; map ${Object.entries(load.marks).map(([name, at]) => `${name} ${ms(at)}`).join(', ')}`
     : '';
 console.log(`loaded ${cold.units} units (cold cache): list ${ms(cold.loadedAt)}, drawn ${ms(cold.firstDrawAt)} after navigation`);
 console.log(`  ${loadParts(cold)}`);
 console.log(`  CPU during the cold load (share of one core): ${cpuDuringLoad}`);
+const printLongFrames = (load: typeof cold) => {
+  for (const frame of load.longFrames)
+    console.log(`  long frame at ${ms(frame.start)}: ${ms(frame.duration)} (${ms(frame.render)} rendering)${frame.scripts.length > 0 ? `; ${frame.scripts.join(', ')}` : ''}`);
+};
+printLongFrames(cold);
 console.log(`  scripts: ${cold.scripts.map((script) => `${script.name} ${ms(script.start)}–${ms(script.end)} (${Math.round(script.bytes / 1024)} KiB)`).join(', ')}`);
 await page.waitForTimeout(3000);
 const warm = await measureLoad(page, 'reload');
 console.log(`loaded ${warm.units} units (warm cache): list ${ms(warm.loadedAt)}, drawn ${ms(warm.firstDrawAt)} after navigation`);
 console.log(`  ${loadParts(warm)}`);
+printLongFrames(warm);
 // The list call alone, from outside the browser: how much of the load is the server's.
 const loginResponse = await fetch(`${baseUrl}/api/login`, {
   method: 'POST',

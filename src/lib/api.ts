@@ -66,7 +66,9 @@ export function apiCompression() {
     if (!compress) return new Response(body, { status, headers });
     headers.set('content-encoding', encoding);
     headers.set('vary', 'accept-encoding');
+    const started = performance.now();
     const compressed: Uint8Array<ArrayBuffer> = encoding === 'zstd' ? new Uint8Array(Bun.zstdCompressSync(body, { level: 3 })) : Bun.gzipSync(body, { level: 4 });
+    if (headers.has('server-timing')) headers.append('server-timing', `compress;dur=${(performance.now() - started).toFixed(1)}`);
     return new Response(compressed, { status, headers });
   });
 }

@@ -169,7 +169,7 @@ async function uploadPicture(token: string, unitId: number): Promise<CallResult>
   const response = await app.api.handle(
     new Request(`http://localhost/api/units/${unitId}/images`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-lang': 'en' }, body: form }),
   );
-  return { status: response.status, body: (await response.json()) as CallResult['body'] };
+  return { status: response.status, body: (await response.json()) as CallResult['body'], headers: response.headers };
 }
 
 const unitSection = (path: string, body: unknown): IsolationCase => ({

@@ -11,6 +11,7 @@ import { startSmtpServer, type TestSmtp } from './smtp';
 export interface CallResult<T = unknown> {
   status: number;
   body: Envelope<T>;
+  headers: Headers;
 }
 
 /**
@@ -48,7 +49,7 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
       body = JSON.stringify(options.body);
     }
     const response = await api.handle(new Request(`http://localhost${path}`, { method, headers, body }));
-    return { status: response.status, body: (await response.json()) as Envelope<T> };
+    return { status: response.status, body: (await response.json()) as Envelope<T>, headers: response.headers };
   }
 
   let sequence = 0;

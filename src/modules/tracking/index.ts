@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import { AppError, ok, okJson, UNAUTHENTICATED } from '../../lib/http';
+import { ServerTiming } from '../../lib/server-timing';
 import type { Actor } from '../accounts/users';
 import { authGuard, requireActor } from '../auth/guard';
 import type { AuthService } from '../auth/service';
@@ -26,10 +27,13 @@ export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: A
     .use(authGuard(auth))
     .get(
       '/units',
-      async ({ actor }) => {
+      async ({ actor, set }) => {
         const caller = requireActor(actor);
-        await tracking.assertMapEnabled(caller);
-        return okJson(await tracking.listUnitsJson(caller));
+        const timing = new ServerTiming();
+        await timing.time('map', () => tracking.assertMapEnabled(caller));
+        const text = await tracking.listUnitsJson(caller, timing);
+        set.headers['server-timing'] = timing.header();
+        return okJson(text);
       },
       {
         detail: {

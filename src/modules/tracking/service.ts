@@ -2,6 +2,7 @@ import type { Clock } from '../../lib/clock';
 import type { DatabaseHandle } from '../../lib/db/client';
 import type { Geocoder } from '../../lib/geocoding';
 import { fieldError, forbidden, notFound } from '../../lib/http';
+import { ServerTiming } from '../../lib/server-timing';
 import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
 import { findUserById } from '../accounts/users';
 import type { Actor } from '../accounts/users';
@@ -329,18 +330,23 @@ export function createTrackingService(
      * Every unit of the caller's account with its latest state, by name: the JSON text of a `TrackedUnitList`
      * (rows written by the database). One query however many units, plus the checked-in drivers.
      */
-    async listUnitsJson(actor: Actor): Promise<string> {
+    async listUnitsJson(actor: Actor, timing = new ServerTiming()): Promise<string> {
       const now = clock.now();
       const [rows, visible] = await Promise.all([
-        database.query<{ id: number; place: number; row: string }>(LIST_ROWS_SELECT, [actor.accountId, now.toISOString()]),
-        visibility(actor),
+        timing.time('rows', () => database.query<{ id: number; place: number; row: string }>(LIST_ROWS_SELECT, [actor.accountId, now.toISOString()])),
+        timing.time('access', () => visibility(actor)),
       ]);
       const inOrder = new Array<{ id: number; row: string }>(rows.length);
       for (const row of rows) inOrder[row.place - 1] = row;
       const shown = visible ? inOrder.filter((row) => visible(row.id, now)) : inOrder;
-      const drivers = options.checkedInDrivers && shown.length > 0 ? await options.checkedInDrivers(shown.map((row) => row.id)) : new Map<number, { name: string }>();
-      const units = shown.map((row) => `${row.row.slice(0, -1)}, ${JSON.stringify(drivers.get(row.id)?.name ?? null)}]`);
-      return `{"serverTime":${JSON.stringify(now.toISOString())},"fields":${JSON.stringify(UNIT_LIST_FIELDS)},"units":[${units.join(',')}]}`;
+      const drivers =
+        options.checkedInDrivers && shown.length > 0
+          ? await timing.time('drivers', () => options.checkedInDrivers!(shown.map((row) => row.id)))
+          : new Map<number, { name: string }>();
+      return timing.timeSync('json', () => {
+        const units = shown.map((row) => `${row.row.slice(0, -1)}, ${JSON.stringify(drivers.get(row.id)?.name ?? null)}]`);
+        return `{"serverTime":${JSON.stringify(now.toISOString())},"fields":${JSON.stringify(UNIT_LIST_FIELDS)},"units":[${units.join(',')}]}`;
+      });
     },
 
     /** The latest state of the given units, each with its account (the live fan-out groups by it). */

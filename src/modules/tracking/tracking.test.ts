@@ -97,6 +97,8 @@ describe('GET /api/tracking/units', () => {
     await app.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${van}, ${a.userId}, now())`);
     const result = await app.call<TrackedUnitList>('GET', '/api/tracking/units', { token: await app.login(a) });
     expect(result.status).toBe(200);
+    // Where the server's time went, for the browser's developer tools and bench:map.
+    expect(result.headers.get('server-timing')).toMatch(/^map;dur=[\d.]+, (rows|access);dur=[\d.]+, (rows|access);dur=[\d.]+, drivers;dur=[\d.]+, json;dur=[\d.]+$/);
     expect(result.body.data!.fields).toEqual(UNIT_LIST_FIELDS);
     const { serverTime, units } = decodeUnitList(result.body.data!);
     expect(serverTime).toBe(app.clock.now().toISOString());

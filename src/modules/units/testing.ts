@@ -69,7 +69,7 @@ export async function upload(app: TestApp, token: string, unitId: number, file: 
   const form = new FormData();
   form.append('file', file);
   const response = await rawCall(app, 'POST', `/api/units/${unitId}/images`, { token, body: form });
-  return { status: response.status, body: (await response.json()) as CallResult<{ id: number; size: number }>['body'] };
+  return { status: response.status, body: (await response.json()) as CallResult<{ id: number; size: number }>['body'], headers: response.headers };
 }
 
 /** A small valid PNG (1×1, red) padded with an ignored chunk to the wanted size. */

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Suspense, startTransition, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { UnitStatus } from '../../../modules/tracking/model';
 import { useBrand } from '../../brands/BrandProvider';
@@ -8,6 +8,7 @@ import { AddressBook, useAddressBook } from './addresses';
 import { ClusterIndex } from './clusters';
 import { formatters, isoDay } from './format';
 import { HistoryBar } from './HistoryBar';
+import { lazyPreloaded } from './lazy-preloaded';
 import { type HistoryView, loadHistory, positionAt } from './history';
 import type { MapHandle, ReplayMarker } from './MapCanvas';
 import mapCss from './map.css' with { type: 'text' };
@@ -15,7 +16,7 @@ import { FleetStore, type TrackedUnit } from './store';
 import { EMPTY_FILTER, type FilterChoices, type UnitFilter, UnitPanel, unitMatcher } from './UnitPanel';
 import { UnitPopup } from './UnitPopup';
 
-const MapCanvas = lazy(() => import('./MapCanvas'));
+const MapCanvas = lazyPreloaded('MapCanvas', () => import('./MapCanvas'));
 
 /** The side panel and popup re-read the store at most this often (the map itself draws every frame). */
 const PANEL_REFRESH_MS = 1000;
@@ -59,7 +60,9 @@ function useThrottledVersion(store: FleetStore): number {
       timer = setTimeout(() => {
         timer = null;
         last = performance.now();
-        setVersion(store.version);
+        // Not urgent: React renders the panel in slices, so that the map's frames and the cluster worker's answers
+        // are not held up behind it (after the list arrives, that render walks every unit).
+        startTransition(() => setVersion(store.version));
       }, wait);
     });
     return () => {

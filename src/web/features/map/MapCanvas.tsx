@@ -255,6 +255,9 @@ function draw(c: Controller): void {
   if (store.loadState === 'ready' && store.probe.firstDrawAt === 0 && c.index.answers(props.filterKey, store.listVersion)) {
     c.firstDrawPending = true;
     store.probe.marks.clustersBuilt = c.index.lastBuiltAt;
+    store.probe.marks.clustersWaited = c.index.lastBuild.waited;
+    store.probe.marks.clustersTook = c.index.lastBuild.took;
+    store.probe.marks.clustersDelivered = c.index.lastBuild.delivered;
     store.probe.marks.layersSet = performance.now();
   }
   c.frames += 1;

@@ -1,8 +1,9 @@
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
+import { lazyPreloaded } from './lazy-preloaded';
 
 /** The live map and its libraries (MapLibre, deck.gl) load on demand: the login bundle stays small. */
-const LiveMap = lazy(() => import('./LiveMap'));
+const LiveMap = lazyPreloaded('LiveMap', () => import('./LiveMap'));
 
 /** The map route (spec §2): the landing page after login when the map is enabled for the user. */
 export function MapPage() {

@@ -49,6 +49,7 @@ let key = null;
 self.onmessage = (event) => {
   const m = event.data;
   if (m.type === 'build') {
+    const started = performance.timeOrigin + performance.now();
     const a = m.points;
     const points = new Array(a.length / 3);
     for (let i = 0, j = 0; i < a.length; i += 3, j++) {
@@ -57,7 +58,8 @@ self.onmessage = (event) => {
     index = new Supercluster(${JSON.stringify(OPTIONS)}).load(points);
     generation = m.generation;
     key = m.key;
-    self.postMessage({ type: 'built', generation });
+    const ended = performance.timeOrigin + performance.now();
+    self.postMessage({ type: 'built', generation, waited: started - m.sentAt, took: ended - started, sentAt: ended });
   } else if (m.type === 'view') {
     const clusters = [];
     const ids = [];
@@ -83,6 +85,14 @@ self.onmessage = (event) => {
   for (let i = 0; i < ${WARM_UP_POINTS}; i++) points.push({ type: 'Feature', properties: { id: i }, geometry: { type: 'Point', coordinates: [5 + next() * 25, 55 + next() * 14] } });
   new Supercluster(${JSON.stringify(OPTIONS)}).load(points).getClusters([10, 58, 20, 62], 8);
 }`;
+
+interface BuiltReply {
+  type: 'built';
+  generation: number;
+  waited: number;
+  took: number;
+  sentAt: number;
+}
 
 interface ViewReply {
   type: 'view';
@@ -114,8 +124,9 @@ export class ClusterIndex {
   private covered: { bbox: Bounds; zoom: number } | null = null;
   private view: ViewReply | null = null;
   private readonly expansions = new Map<number, (zoom: number) => void>();
-  /** When the newest index was ready (performance.now()): the benchmark's account of a first draw. */
+  /** When the newest index was ready (performance.now()), and how long its build waited in the worker, took and took to be heard of (ms): the benchmark's account of a first draw. */
   lastBuiltAt = 0;
+  lastBuild = { waited: 0, took: 0, delivered: 0 };
   /** A new view (or a new index) arrived: the map that asks sets this to draw again. */
   onView: () => void = () => {};
 
@@ -127,10 +138,11 @@ export class ClusterIndex {
     this.workerUrl = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
     this.worker = new Worker(this.workerUrl);
     this.worker.onmessage = (event: MessageEvent) => {
-      const message = event.data as ViewReply | { type: 'built'; generation: number } | { type: 'expansion'; seq: number; zoom: number };
+      const message = event.data as ViewReply | BuiltReply | { type: 'expansion'; seq: number; zoom: number };
       if (message.type === 'built') {
         this.building = false;
         this.lastBuiltAt = performance.now();
+        this.lastBuild = { waited: message.waited, took: message.took, delivered: performance.timeOrigin + performance.now() - message.sentAt };
         this.onView();
       } else if (message.type === 'view') {
         // While the map pans every frame, answers arrive for views already left: take any newer one.
@@ -180,7 +192,7 @@ export class ClusterIndex {
     // The next view question goes out at once, queued behind the build: the worker answers it from the new index
     // as soon as that is built, without waiting for the page to hear of the build and ask.
     this.covered = null;
-    this.worker.postMessage({ type: 'build', generation: this.generation, key, points: packed }, [packed.buffer]);
+    this.worker.postMessage({ type: 'build', generation: this.generation, key, points: packed, sentAt: performance.timeOrigin + performance.now() }, [packed.buffer]);
   }
 
   /** Identifies the view answer `current` reads (changes when a new one arrives). */

@@ -9,6 +9,25 @@ const FRESH_MS = 15_000;
 
 let early: { at: number; token: string; units: Promise<TrackedUnitList> } | null = null;
 
+/** Modules of the map fetched ahead and evaluated, by name (see `preloadedModule`). */
+const loaded = new Map<string, unknown>();
+
+function preload(name: string, load: () => Promise<unknown>): void {
+  load().then(
+    (module) => loaded.set(name, module),
+    () => {}, // the page's own lazy import reports it
+  );
+}
+
+/**
+ * A module `prefetchLiveMap` has loaded already, else undefined. The page renders it straight away: `React.lazy`
+ * would suspend once even for a loaded module, and React then shows what was loading no sooner than 300 ms after
+ * the fallback appeared (each of the two nested islands, the page and the map, paid that wait).
+ */
+export function preloadedModule<T>(name: 'LiveMap' | 'MapCanvas'): T | undefined {
+  return loaded.get(name) as T | undefined;
+}
+
 /**
  * When the app starts on the map with a session: asks for the unit list and loads the map's code at once,
  * while the rest of the app boots, instead of after the page and its map chunk have rendered.
@@ -28,8 +47,8 @@ export function prefetchLiveMap(): void {
   units.catch(() => {});
   early = { at: performance.now(), token: session.user.token, units };
   // The page's island and the map's libraries: requested now rather than once the route has rendered.
-  void import('./LiveMap');
-  void import('./MapCanvas');
+  preload('LiveMap', () => import('./LiveMap'));
+  preload('MapCanvas', () => import('./MapCanvas'));
 }
 
 /** The list asked for at start-up, once, if still fresh and of the same session; else null. */
