@@ -1,13 +1,10 @@
-import { superclusterSource } from './supercluster-source';
+import { startClusterWorker } from './cluster-worker';
+import { takeClusterWorker } from './prefetch';
 import type { TrackedUnit } from './store';
 
-/** Above this zoom every unit is drawn on its own. */
-export const CLUSTER_MAX_ZOOM = 15;
+export { CLUSTER_MAX_ZOOM } from './cluster-worker';
 /** A busy fleet re-clusters at most this often; markers drawn on their own move at once in between. */
 export const RECLUSTER_MS = 2000;
-const OPTIONS = { radius: 56, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 3 };
-/** Made-up units the worker clusters once at start (see the worker's warm-up). */
-const WARM_UP_POINTS = 3000;
 
 /** [west, south, east, north] in degrees. */
 export type Bounds = [number, number, number, number];
@@ -37,54 +34,6 @@ export interface ClusterView {
   /** Units drawn on their own, with their newest state. */
   units: TrackedUnit[];
 }
-
-/**
- * The worker: supercluster (its UMD build, loaded as text into this chunk) answering build, view and
- * expansion requests. Points arrive as one transferred Float64Array of [id, lon, lat] triples.
- */
-const WORKER_SOURCE = `${superclusterSource}
-let index = null;
-let generation = 0;
-let key = null;
-self.onmessage = (event) => {
-  const m = event.data;
-  if (m.type === 'build') {
-    const started = performance.timeOrigin + performance.now();
-    const a = m.points;
-    const points = new Array(a.length / 3);
-    for (let i = 0, j = 0; i < a.length; i += 3, j++) {
-      points[j] = { type: 'Feature', properties: { id: a[i] }, geometry: { type: 'Point', coordinates: [a[i + 1], a[i + 2]] } };
-    }
-    index = new Supercluster(${JSON.stringify(OPTIONS)}).load(points);
-    generation = m.generation;
-    key = m.key;
-    const ended = performance.timeOrigin + performance.now();
-    self.postMessage({ type: 'built', generation, waited: started - m.sentAt, took: ended - started, sentAt: ended });
-  } else if (m.type === 'view') {
-    const clusters = [];
-    const ids = [];
-    if (index) {
-      for (const f of index.getClusters(m.bbox, m.zoom)) {
-        if (f.properties.cluster) clusters.push([f.properties.cluster_id, f.geometry.coordinates[0], f.geometry.coordinates[1], f.properties.point_count]);
-        else ids.push(f.properties.id);
-      }
-    }
-    self.postMessage({ type: 'view', seq: m.seq, generation, key, clusters, ids });
-  } else if (m.type === 'expansion') {
-    let zoom = ${CLUSTER_MAX_ZOOM + 1};
-    try { if (index) zoom = index.getClusterExpansionZoom(m.id); } catch {}
-    self.postMessage({ type: 'expansion', seq: m.seq, zoom });
-  }
-};
-// Warm-up while the page still waits for its list: a first build runs supercluster's code unoptimised, about twice as
-// slow as later ones; clustering a made-up fleet first lets V8 optimise it before the real fleet arrives.
-{
-  const points = [];
-  let seed = 1;
-  const next = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-  for (let i = 0; i < ${WARM_UP_POINTS}; i++) points.push({ type: 'Feature', properties: { id: i }, geometry: { type: 'Point', coordinates: [5 + next() * 25, 55 + next() * 14] } });
-  new Supercluster(${JSON.stringify(OPTIONS)}).load(points).getClusters([10, 58, 20, 62], 8);
-}`;
 
 interface BuiltReply {
   type: 'built';
@@ -135,8 +84,8 @@ export class ClusterIndex {
    * still loads; the map asks it for views once it exists.
    */
   constructor() {
-    this.workerUrl = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
-    this.worker = new Worker(this.workerUrl);
+    // The worker started at page start when the app opened on the map (it then has booted and warmed up by now).
+    ({ worker: this.worker, url: this.workerUrl } = takeClusterWorker() ?? startClusterWorker());
     this.worker.onmessage = (event: MessageEvent) => {
       const message = event.data as ViewReply | BuiltReply | { type: 'expansion'; seq: number; zoom: number };
       if (message.type === 'built') {

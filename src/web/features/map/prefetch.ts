@@ -1,6 +1,7 @@
 import type { Envelope } from '../../../lib/http';
 import type { TrackedUnitList } from '../../../modules/tracking/model';
 import { getSession } from '../../lib/session';
+import { startClusterWorker } from './cluster-worker';
 
 /** The live map's route (spec §2: the default landing). */
 export const LIVE_MAP_PATH = '/user/realtime-tracking';
@@ -8,6 +9,16 @@ export const LIVE_MAP_PATH = '/user/realtime-tracking';
 const FRESH_MS = 15_000;
 
 let early: { at: number; token: string; units: Promise<TrackedUnitList> } | null = null;
+
+/** The clustering worker started at page start (see `takeClusterWorker`). */
+let clusterWorker: { worker: Worker; url: string } | null = null;
+
+/** The worker started by `prefetchLiveMap`, once; else null (the map starts its own). */
+export function takeClusterWorker(): { worker: Worker; url: string } | null {
+  const taken = clusterWorker;
+  clusterWorker = null;
+  return taken;
+}
 
 /** Modules of the map fetched ahead and evaluated, by name (see `preloadedModule`). */
 const loaded = new Map<string, unknown>();
@@ -46,6 +57,8 @@ export function prefetchLiveMap(): void {
   );
   units.catch(() => {});
   early = { at: performance.now(), token: session.user.token, units };
+  // The clustering worker boots and warms up while the list loads.
+  clusterWorker = startClusterWorker();
   // The page's island and the map's libraries: requested now rather than once the route has rendered.
   preload('LiveMap', () => import('./LiveMap'));
   preload('MapCanvas', () => import('./MapCanvas'));

@@ -1,0 +1,77 @@
+import { superclusterSource } from './supercluster-source';
+
+/**
+ * The clustering worker's code, apart from the rest of the map so that the app's entry can start it as soon as the
+ * page opens on the map (see `prefetchLiveMap`): a worker takes a few hundred milliseconds to boot on a busy machine.
+ */
+
+/** Above this zoom every unit is drawn on its own. */
+export const CLUSTER_MAX_ZOOM = 15;
+const OPTIONS = { radius: 56, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 3 };
+/** Rounds of made-up units the worker clusters at start, and units per round (see the worker's warm-up). */
+const WARM_UP_ROUNDS = 6;
+const WARM_UP_POINTS = 500;
+
+/**
+ * The worker: supercluster (its UMD build, loaded as text into this chunk) answering build, view and
+ * expansion requests. Points arrive as one transferred Float64Array of [id, lon, lat] triples.
+ */
+const WORKER_SOURCE = `${superclusterSource}
+let index = null;
+/** A fleet has been clustered: no more warm-up rounds. */
+let clustered = false;
+let generation = 0;
+let key = null;
+self.onmessage = (event) => {
+  const m = event.data;
+  if (m.type === 'build') {
+    const started = performance.timeOrigin + performance.now();
+    const a = m.points;
+    if (a.length > 0) clustered = true;
+    const points = new Array(a.length / 3);
+    for (let i = 0, j = 0; i < a.length; i += 3, j++) {
+      points[j] = { type: 'Feature', properties: { id: a[i] }, geometry: { type: 'Point', coordinates: [a[i + 1], a[i + 2]] } };
+    }
+    index = new Supercluster(${JSON.stringify(OPTIONS)}).load(points);
+    generation = m.generation;
+    key = m.key;
+    const ended = performance.timeOrigin + performance.now();
+    self.postMessage({ type: 'built', generation, waited: started - m.sentAt, took: ended - started, sentAt: ended });
+  } else if (m.type === 'view') {
+    const clusters = [];
+    const ids = [];
+    if (index) {
+      for (const f of index.getClusters(m.bbox, m.zoom)) {
+        if (f.properties.cluster) clusters.push([f.properties.cluster_id, f.geometry.coordinates[0], f.geometry.coordinates[1], f.properties.point_count]);
+        else ids.push(f.properties.id);
+      }
+    }
+    self.postMessage({ type: 'view', seq: m.seq, generation, key, clusters, ids });
+  } else if (m.type === 'expansion') {
+    let zoom = ${CLUSTER_MAX_ZOOM + 1};
+    try { if (index) zoom = index.getClusterExpansionZoom(m.id); } catch {}
+    self.postMessage({ type: 'expansion', seq: m.seq, zoom });
+  }
+};
+// Warm-up while the page still waits for its list: a first build runs supercluster's code unoptimised, about twice as
+// slow as later ones; clustering made-up fleets first lets V8 optimise it before the real fleet arrives. In small
+// rounds, each a task of its own, so that the real build never waits behind more than one of them.
+{
+  let seed = 1;
+  const next = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  let rounds = ${WARM_UP_ROUNDS};
+  const round = () => {
+    if (clustered || rounds-- <= 0) return;
+    const points = [];
+    for (let i = 0; i < ${WARM_UP_POINTS}; i++) points.push({ type: 'Feature', properties: { id: i }, geometry: { type: 'Point', coordinates: [5 + next() * 25, 55 + next() * 14] } });
+    new Supercluster(${JSON.stringify(OPTIONS)}).load(points).getClusters([10, 58, 20, 62], 8);
+    setTimeout(round, 0);
+  };
+  setTimeout(round, 0);
+}`;
+
+/** Starts a clustering worker (see `ClusterIndex`); `url` is revoked when it is disposed of. */
+export function startClusterWorker(): { worker: Worker; url: string } {
+  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
+  return { worker: new Worker(url), url };
+}
