@@ -211,7 +211,7 @@ function printProfile(what: string, profile: { nodes: Array<{ id: number; callFr
 
 /** `--trace`: the renderer main thread's time during the cold load by trace event (self time), largest first. */
 function printTrace(buffer: Buffer) {
-  type TraceEvent = { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string } };
+  type TraceEvent = { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string; data?: { url?: string } } };
   const events = (JSON.parse(buffer.toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
   const mainThreads = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
   const self = new Map<string, number>();
@@ -251,7 +251,9 @@ function printTrace(buffer: Buffer) {
         end = event.ts + event.dur!;
       }
     }
-    const name = `${threadNames.get(thread) ?? thread} (${thread})`;
+    // A worker is known by the script it runs (the first URL its events name).
+    const url = list.find((event) => event.args?.data?.url)?.args?.data?.url;
+    const name = `${threadNames.get(thread) ?? thread} (${thread})${url ? ` ${url.split('/').pop()?.slice(0, 40)}` : ''}`;
     busy.set(name, (busy.get(name) ?? 0) + total);
   }
   console.log('  cold load, busy time by thread:');

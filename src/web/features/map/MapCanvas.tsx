@@ -71,6 +71,8 @@ interface Controller {
   lastSignature: unknown[] | null;
   /** The first draw after the unit list arrived is on its way (initial-load probe). */
   firstDrawPending: boolean;
+  /** Called once the fleet is first drawn (the base map then adds the world's outlines). */
+  fleetDrawn: () => void;
   popup: Popup | null;
   popupNode: HTMLDivElement;
 }
@@ -405,6 +407,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
           if (c.firstDrawPending) {
             c.firstDrawPending = false;
             c.props.store.probe.firstDrawAt = performance.now();
+            c.fleetDrawn();
           }
           if (c.pendingDrawn.length === 0) return;
           c.props.store.recordDrawn(c.pendingDrawn, Date.now());
@@ -422,6 +425,7 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
       clusterOfUnit: new Map(),
       pendingDrawn: [],
       firstDrawPending: false,
+      fleetDrawn: () => {},
       lastSignature: null,
       popup: null,
       popupNode: node,
@@ -471,7 +475,11 @@ export default function MapCanvas(props: MapCanvasProps & { onReady?: (handle: M
 
     // The base map: offline at once (never blank), the brand's online style when it can be fetched.
     const abort = new AbortController();
-    applyBaseMap(map, container, { subsiteId: propsRef.current.subsiteId, language: propsRef.current.language, signal: abort.signal });
+    // The fleet is drawn first; the world's outlines (not in view at the default place and zoom) follow it.
+    const worldAfter = new Promise<void>((resolve) => {
+      controller.fleetDrawn = resolve;
+    });
+    applyBaseMap(map, container, { subsiteId: propsRef.current.subsiteId, language: propsRef.current.language, signal: abort.signal, worldAfter });
 
     const handle: MapHandle = {
       map,

@@ -130,14 +130,32 @@ export async function fetchOnlineStyle(url: string, language: 'sv' | 'nb' | 'en'
   }
 }
 
+/** Below this zoom the world's outlines are what the offline map shows of the markets too. */
+const WORLD_ONLY_BELOW_ZOOM = 7;
+/** The world's outlines are added at the latest this long after the rest of the offline map. */
+const WORLD_LATEST_MS = 3000;
+
 /**
  * Puts the base map on `map`: the offline style at once (never blank), then the brand's online style once it
  * has been fetched. `node.dataset.basemap` tells which one is drawn (tests read it). Stops at `signal`.
+ *
+ * The world's outlines (the larger file, only seen below zoom 7 or outside the markets' countries) may wait for
+ * `worldAfter` (the live map: until its fleet is drawn), so that MapLibre's worker does not parse and tile them
+ * while the page loads what is in view; they come at once when the map is zoomed out, and within 3 s in any case.
  */
-export function applyBaseMap(map: MapLibre, node: HTMLElement, options: { subsiteId: number; language: string; signal: AbortSignal }): void {
+export function applyBaseMap(
+  map: MapLibre,
+  node: HTMLElement,
+  options: { subsiteId: number; language: string; signal: AbortSignal; worldAfter?: Promise<void> },
+): void {
   void (async () => {
     try {
-      addBeneath(map, offlineStyle());
+      const style = offlineStyle();
+      const world = (id: string) => style.layers.some((layer) => layer.id === id && 'source' in layer && layer.source === 'world');
+      addInOrder(map, style, (id) => id !== 'world' && !world(id));
+      await Promise.race([options.worldAfter ?? Promise.resolve(), zoomedBelow(map, WORLD_ONLY_BELOW_ZOOM, options.signal), new Promise<void>((resolve) => setTimeout(resolve, WORLD_LATEST_MS))]);
+      if (options.signal.aborted) return;
+      addInOrder(map, style, (id) => id === 'world' || world(id));
       map.once('idle', () => {
         node.dataset.basemap = 'offline';
       });
@@ -155,16 +173,36 @@ export function applyBaseMap(map: MapLibre, node: HTMLElement, options: { subsit
   })();
 }
 
+/** Resolves once the map is zoomed out below `zoom` (at once if it is). */
+function zoomedBelow(map: MapLibre, zoom: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (map.getZoom() >= zoom && !signal.aborted) return;
+      map.off('zoom', check);
+      resolve();
+    };
+    map.on('zoom', check);
+    check();
+  });
+}
+
 /**
- * Adds a style's sources and layers beneath what the map draws already, without replacing its style: what is
- * on the map meanwhile (deck.gl's vehicles, drawn as soon as the unit list is in) stays up and is not
- * reloaded. A layer the map has already (the background) is kept.
+ * Adds the style's sources and layers that `include` names (by id) beneath what the map draws already, each layer
+ * in its place among the style's layers added before, without replacing the map's style: what is on the map
+ * meanwhile (deck.gl's vehicles, drawn as soon as the unit list is in) stays up and is not reloaded. A layer the
+ * map has already (the background) is kept.
  */
-function addBeneath(map: MapLibre, style: StyleSpecification): void {
+function addInOrder(map: MapLibre, style: StyleSpecification, include: (id: string) => boolean): void {
   const add = () => {
-    const beforeId = map.getLayersOrder().find((id) => !style.layers.some((layer) => layer.id === id));
-    for (const [id, source] of Object.entries(style.sources)) if (!map.getSource(id)) map.addSource(id, source);
-    for (const layer of style.layers) if (!map.getLayer(layer.id)) map.addLayer(layer, beforeId);
+    const styleIds = style.layers.map((layer) => layer.id);
+    // Beneath everything that is not the style's own (deck.gl's layers).
+    const foreign = map.getLayersOrder().find((id) => !styleIds.includes(id));
+    for (const [id, source] of Object.entries(style.sources)) if (include(id) && !map.getSource(id)) map.addSource(id, source);
+    style.layers.forEach((layer, at) => {
+      if (!include(layer.id) || map.getLayer(layer.id)) return;
+      const next = styleIds.slice(at + 1).find((id) => map.getLayer(id));
+      map.addLayer(layer, next ?? foreign);
+    });
   };
   try {
     add();
