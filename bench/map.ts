@@ -226,6 +226,29 @@ function printTrace(buffer: Buffer) {
       stack.push(event);
     }
   }
+  // The main thread's long tasks, each with where its time went (self time by event).
+  for (const thread of mainThreads) {
+    const complete = events.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === thread && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+    const navigation = events.find((e) => e.name === 'navigationStart' && `${e.pid}:${e.tid}` === thread)?.ts ?? complete[0]?.ts ?? 0;
+    let end = 0;
+    for (const task of complete) {
+      if (task.ts < end) continue;
+      end = task.ts + task.dur!;
+      if (task.dur! < 100_000) continue;
+      const inside = complete.filter((e) => e.ts >= task.ts && e.ts + e.dur! <= end && e !== task);
+      const own = new Map<string, number>();
+      const stack: TraceEvent[] = [];
+      for (const event of inside) {
+        while (stack.length > 0 && stack.at(-1)!.ts + stack.at(-1)!.dur! <= event.ts) stack.pop();
+        const parent = stack.at(-1);
+        if (parent) own.set(parent.name, (own.get(parent.name) ?? 0) - event.dur!);
+        own.set(event.name, (own.get(event.name) ?? 0) + event.dur!);
+        stack.push(event);
+      }
+      const top = [...own].sort((x, y) => y[1] - x[1]).slice(0, 6).map(([name, micros]) => `${name} ${(micros / 1000).toFixed(0)}`);
+      console.log(`  long task at ${((task.ts - navigation) / 1000).toFixed(0)} ms: ${(task.dur! / 1000).toFixed(0)} ms; ${top.join(', ')}`);
+    }
+  }
   console.log('  cold load, renderer main thread by trace event (self time):');
   for (const [name, micros] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${(micros / 1000).toFixed(0).padStart(6)} ms  ${name}`);
   // Every thread's busy time (its outermost events), to see where the CPU went besides the main thread.
