@@ -22,17 +22,53 @@ let index = null;
 let clustered = false;
 let generation = 0;
 let key = null;
+/** The index of the unit list this worker fetched, built before the page asks: { points, index }. */
+let prebuilt = null;
+const build = (a) => {
+  const points = new Array(a.length / 3);
+  for (let i = 0, j = 0; i < a.length; i += 3, j++) {
+    points[j] = { type: 'Feature', properties: { id: a[i] }, geometry: { type: 'Point', coordinates: [a[i + 1], a[i + 2]] } };
+  }
+  return new Supercluster(${JSON.stringify(OPTIONS)}).load(points);
+};
+const same = (a, b) => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+/** [id, lon, lat] of every unit with a position, in list order: what the page sends to build from the same list. */
+const pointsOf = (list) => {
+  const id = list.fields.indexOf('id');
+  const lat = list.fields.indexOf('lat');
+  const lon = list.fields.indexOf('lon');
+  const out = new Float64Array(list.units.length * 3);
+  let n = 0;
+  for (const row of list.units) {
+    if (row[lat] === null || row[lon] === null) continue;
+    out[n++] = row[id];
+    out[n++] = row[lon];
+    out[n++] = row[lat];
+  }
+  return out.slice(0, n);
+};
 self.onmessage = (event) => {
   const m = event.data;
-  if (m.type === 'build') {
+  if (m.type === 'prebuild') {
+    // The unit list's body as the page received it at start-up: clustered here while the page parses its own copy,
+    // so that the page's first build (of the same units) is ready at once.
+    clustered = true;
+    try {
+      const points = pointsOf(JSON.parse(new TextDecoder().decode(m.body)).data);
+      prebuilt = { points, index: build(points) };
+    } catch {
+      // not a list: the page reports it, and builds from what it has
+    }
+  } else if (m.type === 'build') {
     const started = performance.timeOrigin + performance.now();
     const a = m.points;
     if (a.length > 0) clustered = true;
-    const points = new Array(a.length / 3);
-    for (let i = 0, j = 0; i < a.length; i += 3, j++) {
-      points[j] = { type: 'Feature', properties: { id: a[i] }, geometry: { type: 'Point', coordinates: [a[i + 1], a[i + 2]] } };
-    }
-    index = new Supercluster(${JSON.stringify(OPTIONS)}).load(points);
+    index = prebuilt && same(prebuilt.points, a) ? prebuilt.index : build(a);
+    if (a.length > 0) prebuilt = null;
     generation = m.generation;
     key = m.key;
     const ended = performance.timeOrigin + performance.now();

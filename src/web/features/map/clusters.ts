@@ -99,7 +99,7 @@ export class ClusterIndex {
           this.view = message;
           this.onView();
         }
-      } else {
+      } else if (message.type === 'expansion') {
         this.expansions.get(message.seq)?.(message.zoom);
         this.expansions.delete(message.seq);
       }

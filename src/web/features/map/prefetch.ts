@@ -48,17 +48,24 @@ export function prefetchLiveMap(): void {
   if (!session?.user.RealTimeMap || window.location.pathname !== LIVE_MAP_PATH) return;
   // A plain request (the API client and its translated errors load with the app): unused or failed, the store asks
   // again through the API client and reports its own error.
+  // The clustering worker boots and warms up while the list loads, then clusters a copy of it (see its `prebuild`).
+  const started = startClusterWorker();
+  clusterWorker = started;
   const units = fetch('/api/tracking/units', { headers: { accept: 'application/json', authorization: `Bearer ${session.user.token}` } }).then(
     async (response) => {
-      const body = (await response.json()) as Envelope<TrackedUnitList>;
+      const bytes = await response.arrayBuffer();
+      // A copy for the worker, which parses and clusters it while this thread parses and stores its own.
+      if (response.ok) {
+        const copy = bytes.slice(0);
+        started.worker.postMessage({ type: 'prebuild', body: copy }, [copy]);
+      }
+      const body = JSON.parse(new TextDecoder().decode(bytes)) as Envelope<TrackedUnitList>;
       if (!response.ok || !body.success || !body.data) throw new Error(`unit list refused (${response.status})`);
       return body.data;
     },
   );
   units.catch(() => {});
   early = { at: performance.now(), token: session.user.token, units };
-  // The clustering worker boots and warms up while the list loads.
-  clusterWorker = startClusterWorker();
   // The page's island and the map's libraries: requested now rather than once the route has rendered.
   preload('LiveMap', () => import('./LiveMap'));
   preload('MapCanvas', () => import('./MapCanvas'));
