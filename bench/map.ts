@@ -210,21 +210,26 @@ function printProfile(what: string, profile: { nodes: Array<{ id: number; callFr
 }
 
 /** `--trace`: the renderer main thread's time during the cold load by trace event (self time), largest first. */
+type TraceEvent = { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string; data?: { url?: string } } };
+
+/** Adds each event's self time (its duration less its children's) to `self` by name; `events` sorted by start, longest first. */
+function addSelfTimes(events: TraceEvent[], self: Map<string, number>): void {
+  const stack: TraceEvent[] = [];
+  for (const event of events) {
+    while (stack.length > 0 && stack.at(-1)!.ts + stack.at(-1)!.dur! <= event.ts) stack.pop();
+    const parent = stack.at(-1);
+    if (parent) self.set(parent.name, (self.get(parent.name) ?? 0) - event.dur!);
+    self.set(event.name, (self.get(event.name) ?? 0) + event.dur!);
+    stack.push(event);
+  }
+}
+
 function printTrace(buffer: Buffer) {
-  type TraceEvent = { name: string; ph: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string; data?: { url?: string } } };
   const events = (JSON.parse(buffer.toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
   const mainThreads = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
   const self = new Map<string, number>();
   for (const thread of mainThreads) {
-    const complete = events.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === thread && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
-    const stack: TraceEvent[] = [];
-    for (const event of complete) {
-      while (stack.length > 0 && stack.at(-1)!.ts + stack.at(-1)!.dur! <= event.ts) stack.pop();
-      const parent = stack.at(-1);
-      if (parent) self.set(parent.name, (self.get(parent.name) ?? 0) - event.dur!);
-      self.set(event.name, (self.get(event.name) ?? 0) + event.dur!);
-      stack.push(event);
-    }
+    addSelfTimes(events.filter((e) => e.ph === 'X' && `${e.pid}:${e.tid}` === thread && e.dur !== undefined).sort((a, b) => a.ts - b.ts || b.dur! - a.dur!), self);
   }
   // The main thread's long tasks, each with where its time went (self time by event).
   for (const thread of mainThreads) {
@@ -235,16 +240,8 @@ function printTrace(buffer: Buffer) {
       if (task.ts < end) continue;
       end = task.ts + task.dur!;
       if (task.dur! < 100_000) continue;
-      const inside = complete.filter((e) => e.ts >= task.ts && e.ts + e.dur! <= end && e !== task);
       const own = new Map<string, number>();
-      const stack: TraceEvent[] = [];
-      for (const event of inside) {
-        while (stack.length > 0 && stack.at(-1)!.ts + stack.at(-1)!.dur! <= event.ts) stack.pop();
-        const parent = stack.at(-1);
-        if (parent) own.set(parent.name, (own.get(parent.name) ?? 0) - event.dur!);
-        own.set(event.name, (own.get(event.name) ?? 0) + event.dur!);
-        stack.push(event);
-      }
+      addSelfTimes(complete.filter((e) => e.ts >= task.ts && e.ts + e.dur! <= end && e !== task), own);
       const top = [...own].sort((x, y) => y[1] - x[1]).slice(0, 6).map(([name, micros]) => `${name} ${(micros / 1000).toFixed(0)}`);
       console.log(`  long task at ${((task.ts - navigation) / 1000).toFixed(0)} ms: ${(task.dur! / 1000).toFixed(0)} ms; ${top.join(', ')}`);
     }
