@@ -95,7 +95,25 @@ interface StateRow extends Record<string, unknown> {
   ble: unknown;
 }
 
-const flag = (key: string) => `(s.normalized -> '${key}') = 'true'::jsonb AS ${key}`;
+/** The inputs and outputs a unit's newest record reported (`normalized` keys, also the state's and list's names). */
+const FLAGS = ['din1', 'din2', 'din3', 'dout1', 'dout2', 'dout3'] as const;
+const flag = (key: (typeof FLAGS)[number]) => `(s.normalized -> '${key}') = 'true'::jsonb`;
+
+/**
+ * What a unit's newest record reported beyond its position, read from `unit_state.normalized`: one expression per
+ * value for the state reads and the list alike; null when the record had none (or one of another type).
+ */
+const REPORTED = {
+  externalVoltageV: `CASE WHEN jsonb_typeof(s.normalized -> 'externalVoltageV') = 'number' THEN (s.normalized ->> 'externalVoltageV')::float8 END`,
+  din1: flag('din1'),
+  din2: flag('din2'),
+  din3: flag('din3'),
+  dout1: flag('dout1'),
+  dout2: flag('dout2'),
+  dout3: flag('dout3'),
+  driverId: `CASE WHEN jsonb_typeof(s.normalized -> 'driverId') = 'string' THEN s.normalized ->> 'driverId' END`,
+  ble: `CASE WHEN jsonb_typeof(s.normalized -> 'ble') = 'array' THEN s.normalized -> 'ble' END`,
+};
 
 /** `pos.geom`: where the unit is shown. When its newest record had no fix, its last valid fix (an index probe, only for those units). */
 const LAST_VALID_POSITION = `CROSS JOIN LATERAL (
@@ -117,11 +135,10 @@ const STATE_SELECT = `
   SELECT u.id, u.account_id, u.name, u.registration_number, u.imei, u.vehicle_type,
          s.time, s.last_seen, s.speed_kmh, s.course, s.valid, s.ignition, s.odometer_m,
          ST_Y(pos.geom) AS lat, ST_X(pos.geom) AS lon,
-         CASE WHEN jsonb_typeof(s.normalized -> 'externalVoltageV') = 'number'
-              THEN (s.normalized ->> 'externalVoltageV')::float8 END AS external_voltage,
-         ${['din1', 'din2', 'din3', 'dout1', 'dout2', 'dout3'].map(flag).join(', ')},
-         CASE WHEN jsonb_typeof(s.normalized -> 'driverId') = 'string' THEN s.normalized ->> 'driverId' END AS driver_id,
-         CASE WHEN jsonb_typeof(s.normalized -> 'ble') = 'array' THEN s.normalized -> 'ble' END AS ble
+         ${REPORTED.externalVoltageV} AS external_voltage,
+         ${FLAGS.map((key) => `${REPORTED[key]} AS ${key}`).join(', ')},
+         ${REPORTED.driverId} AS driver_id,
+         ${REPORTED.ble} AS ble
   FROM units u
   LEFT JOIN unit_state s ON s.unit_id = u.id
   ${LAST_VALID_POSITION}`;
@@ -158,15 +175,15 @@ const LIST_COLUMNS: Record<Exclude<(typeof UNIT_LIST_FIELDS)[number], 'driverNam
   status: `CASE WHEN s.last_seen IS NULL OR $2::timestamptz - date_trunc('milliseconds', s.last_seen) > interval '${OFFLINE_AFTER_MS} milliseconds' THEN 'offline'
                 WHEN COALESCE(v.speed, 0) > ${MOVING_MIN_SPEED_KMH} AND s.ignition IS DISTINCT FROM false THEN 'moving' ELSE 'parked' END`,
   odometerM: sqlRound('s.odometer_m', 0),
-  externalVoltageV: `CASE WHEN jsonb_typeof(s.normalized -> 'externalVoltageV') = 'number' THEN ${sqlRound("(s.normalized ->> 'externalVoltageV')::float8", 2)} END`,
-  din1: "(s.normalized -> 'din1') = 'true'::jsonb",
-  din2: "(s.normalized -> 'din2') = 'true'::jsonb",
-  din3: "(s.normalized -> 'din3') = 'true'::jsonb",
-  dout1: "(s.normalized -> 'dout1') = 'true'::jsonb",
-  dout2: "(s.normalized -> 'dout2') = 'true'::jsonb",
-  dout3: "(s.normalized -> 'dout3') = 'true'::jsonb",
-  ble: `CASE WHEN jsonb_typeof(s.normalized -> 'ble') = 'array' THEN s.normalized -> 'ble' ELSE '[]'::jsonb END`,
-  driverId: `CASE WHEN jsonb_typeof(s.normalized -> 'driverId') = 'string' THEN s.normalized ->> 'driverId' END`,
+  externalVoltageV: sqlRound(`(${REPORTED.externalVoltageV})`, 2),
+  din1: REPORTED.din1,
+  din2: REPORTED.din2,
+  din3: REPORTED.din3,
+  dout1: REPORTED.dout1,
+  dout2: REPORTED.dout2,
+  dout3: REPORTED.dout3,
+  ble: `COALESCE(${REPORTED.ble}, '[]'::jsonb)`,
+  driverId: REPORTED.driverId,
 };
 
 /**
