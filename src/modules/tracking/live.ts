@@ -253,8 +253,8 @@ export class LiveHub {
       }
       group.set(state.id, state);
     }
-    const serverTime = this.deps.clock.now().toISOString();
     const sentAt = this.deps.clock.now();
+    const serverTime = sentAt.toISOString();
     /** Per account: its changed states, and the message every socket without a backlog or §6 filter gets. */
     const changedOf = new Map<number, { states: LiveState[]; shared: string | null }>();
     for (const [accountId, group] of byAccount) {

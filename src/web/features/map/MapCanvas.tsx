@@ -256,10 +256,8 @@ function draw(c: Controller): void {
   // The load is drawn once the view comes from an index of the loaded list: a frame before that shows no units yet.
   if (store.loadState === 'ready' && store.probe.firstDrawAt === 0 && c.index.answers(props.filterKey, store.listVersion)) {
     c.firstDrawPending = true;
-    store.probe.marks.clustersBuilt = c.index.lastBuiltAt;
-    store.probe.marks.clustersWaited = c.index.lastBuild.waited;
-    store.probe.marks.clustersTook = c.index.lastBuild.took;
-    store.probe.marks.clustersDelivered = c.index.lastBuild.delivered;
+    const build = c.index.lastBuild;
+    Object.assign(store.probe.marks, { clustersBuilt: build.at, clustersWaited: build.waited, clustersTook: build.took, clustersDelivered: build.delivered });
     store.probe.marks.layersSet = performance.now();
   }
   c.frames += 1;

@@ -73,9 +73,11 @@ export class ClusterIndex {
   private covered: { bbox: Bounds; zoom: number } | null = null;
   private view: ViewReply | null = null;
   private readonly expansions = new Map<number, (zoom: number) => void>();
-  /** When the newest index was ready (performance.now()), and how long its build waited in the worker, took and took to be heard of (ms): the benchmark's account of a first draw. */
-  lastBuiltAt = 0;
-  lastBuild = { waited: 0, took: 0, delivered: 0 };
+  /**
+   * When the newest index was heard of (performance.now()), and how long its build waited in the worker, took and took
+   * to be heard of (ms): the benchmark's account of a first draw.
+   */
+  lastBuild = { at: 0, waited: 0, took: 0, delivered: 0 };
   /** A new view (or a new index) arrived: the map that asks sets this to draw again. */
   onView: () => void = () => {};
 
@@ -90,8 +92,8 @@ export class ClusterIndex {
       const message = event.data as ViewReply | BuiltReply | { type: 'expansion'; seq: number; zoom: number };
       if (message.type === 'built') {
         this.building = false;
-        this.lastBuiltAt = performance.now();
-        this.lastBuild = { waited: message.waited, took: message.took, delivered: performance.timeOrigin + performance.now() - message.sentAt };
+        const at = performance.now();
+        this.lastBuild = { at, waited: message.waited, took: message.took, delivered: performance.timeOrigin + at - message.sentAt };
         this.onView();
       } else if (message.type === 'view') {
         // While the map pans every frame, answers arrive for views already left: take any newer one.

@@ -46,11 +46,11 @@ export function preloadedModule<T>(name: 'LiveMap' | 'MapCanvas'): T | undefined
 export function prefetchLiveMap(): void {
   const session = getSession();
   if (!session?.user.RealTimeMap || window.location.pathname !== LIVE_MAP_PATH) return;
-  // A plain request (the API client and its translated errors load with the app): unused or failed, the store asks
-  // again through the API client and reports its own error.
   // The clustering worker boots and warms up while the list loads, then clusters a copy of it (see its `prebuild`).
   const started = startClusterWorker();
   clusterWorker = started;
+  // A plain request (the API client and its translated errors load with the app): unused or failed, the store asks
+  // again through the API client and reports its own error.
   const units = fetch('/api/tracking/units', { headers: { accept: 'application/json', authorization: `Bearer ${session.user.token}` } }).then(
     async (response) => {
       const bytes = await response.arrayBuffer();
