@@ -153,7 +153,13 @@ export function applyBaseMap(
       const style = offlineStyle();
       const world = (id: string) => style.layers.some((layer) => layer.id === id && 'source' in layer && layer.source === 'world');
       addInOrder(map, style, (id) => id !== 'world' && !world(id));
-      await Promise.race([options.worldAfter ?? Promise.resolve(), zoomedBelow(map, WORLD_ONLY_BELOW_ZOOM, options.signal), new Promise<void>((resolve) => setTimeout(resolve, WORLD_LATEST_MS))]);
+      const waiting = new AbortController();
+      await Promise.race([
+        options.worldAfter ?? Promise.resolve(),
+        zoomedBelow(map, WORLD_ONLY_BELOW_ZOOM, AbortSignal.any([options.signal, waiting.signal])),
+        new Promise<void>((resolve) => setTimeout(resolve, WORLD_LATEST_MS)),
+      ]);
+      waiting.abort(); // the zoom watch is done with
       if (options.signal.aborted) return;
       addInOrder(map, style, (id) => id === 'world' || world(id));
       map.once('idle', () => {
@@ -173,14 +179,18 @@ export function applyBaseMap(
   })();
 }
 
-/** Resolves once the map is zoomed out below `zoom` (at once if it is). */
+/** Resolves once the map is zoomed out below `zoom` (at once if it is), or `signal` ends the watch. */
 function zoomedBelow(map: MapLibre, zoom: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const check = () => {
-      if (map.getZoom() >= zoom && !signal.aborted) return;
+    const stop = () => {
       map.off('zoom', check);
       resolve();
     };
+    const check = () => {
+      if (map.getZoom() < zoom) stop();
+    };
+    if (signal.aborted) return stop();
+    signal.addEventListener('abort', stop, { once: true });
     map.on('zoom', check);
     check();
   });
