@@ -1,6 +1,6 @@
 /**
  * `bun run bench:map [--units 20000] [--interval 10000] [--seconds 20] [--pan-seconds 8] [--db pglite|postgres] [--vsync]
- *                    [--gpu-compositing] [--chromium-flags "..."] [--profile] [--trace]`
+ *                    [--gpu-compositing] [--chromium-flags "..."] [--profile] [--trace] [--no-baseline]`
  *
  * The live map under a large fleet: the whole portal (API, web app, live socket, gateway) on loopback,
  * `--units` simulated Teltonika trackers (scripts/simulate.ts, real TCP) each reporting one position every
@@ -13,12 +13,17 @@
  *   `lastSeen`) to the frame that drew it, for every unit drawn as its own marker, split into ingest → live
  *   hub send (server) and send → page receive (socket);
  * - where the load went (scripts, list request, first and last byte, parsed) and the long animation frames
- *   of each pan with the scripts they ran.
+ *   of each pan with the scripts they ran;
+ * - the same load, pans and latency for a baseline page measured right after in the same browser under the same
+ *   ingest (bench/map/baseline.ts: a MapLibre GeoJSON source with MapLibre's own clustering, the way MapLibre-based
+ *   fleet portals draw a fleet), and the portal's figures as ratios of the baseline's (`--no-baseline` skips it).
  * Targets (issue 5): load under 2 s, p95 frame time under 50 ms, latency under 1 s.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, normalize, sep } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { buildWeb } from '../scripts/build-web';
+import { buildWeb, precompress } from '../scripts/build-web';
 import { assemble } from '../src/bootstrap';
 import { demoImei } from '../src/demo/seed';
 import { startGateway } from '../src/gateway';
@@ -30,6 +35,7 @@ import type { FleetMapProbe } from '../src/web/features/map/LiveMap';
 import { VEHICLE_TYPES } from '../src/web/features/map/symbols';
 import postgres from 'postgres';
 import { type DatabaseHandle, openPostgres } from '../src/lib/db/client';
+import type { BaselineProbe } from './map/baseline';
 import { argument, openBenchDatabase, percentile } from './support';
 
 /** CPU seconds used so far by the portal (this process), the simulator, PostgreSQL and Chromium (Linux /proc). */
@@ -75,6 +81,23 @@ const ms = (value: number) => `${Math.round(value)} ms`;
 
 console.log(`map benchmark: ${unitCount} units, one position each per ${intervalMs / 1000} s (${Math.round((unitCount * 1000) / intervalMs)} positions/s)`);
 await buildWeb({ quiet: true });
+/**
+ * The same-run baseline (bench/map/baseline.ts): the fleet as a MapLibre GeoJSON source with MapLibre's clustering,
+ * served by the portal under /bench-baseline/ like the app's own files (precompressed, hashed assets cached).
+ */
+const baselineRoot = mkdtempSync(join(tmpdir(), 'fleet-map-baseline-'));
+const baselineBuild = await Bun.build({
+  entrypoints: [join(import.meta.dir, 'map/baseline.html')],
+  outdir: join(baselineRoot, 'bench-baseline'),
+  target: 'browser',
+  minify: true,
+  splitting: true,
+  publicPath: '/bench-baseline/',
+  naming: { entry: '[name].[ext]', chunk: 'assets/[name]-[hash].[ext]', asset: 'assets/[name]-[hash].[ext]' },
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+});
+if (!baselineBuild.success) throw new AggregateError(baselineBuild.logs, 'baseline page build failed');
+precompress(baselineRoot);
 /** PostgreSQL: a database of its own (`fleet_bench_map`), so that another benchmark running meanwhile never drops it. */
 async function openDatabase(): Promise<{ database: DatabaseHandle; label: string }> {
   if (kind === 'pglite') return openBenchDatabase('pglite');
@@ -121,6 +144,17 @@ for (let from = 0; from < unitCount; from += 5000) {
 
 // --- Portal, gateway and simulator --------------------------------------------------------------------
 const gateway = await startGateway(platform, createCommandService(database, platform.events, platform.clock), { teltonika: 0, gt06: 0, osmand: 0 });
+api.get('/bench-baseline/*', ({ request }) => {
+  const path = normalize(join(baselineRoot, decodeURIComponent(new URL(request.url).pathname)));
+  if (!path.startsWith(baselineRoot + sep) || !existsSync(path)) return new Response('Not found', { status: 404 });
+  const gzip = /\bgzip\b/.test(request.headers.get('accept-encoding') ?? '') && existsSync(`${path}.gz`);
+  const headers: Record<string, string> = {
+    'content-type': Bun.file(path).type,
+    'cache-control': path.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+  };
+  return new Response(Bun.file(gzip ? `${path}.gz` : path), { headers });
+});
 api.listen({ hostname: '127.0.0.1', port: 0 });
 const baseUrl = `http://127.0.0.1:${api.server!.port}`;
 // The browser starts before the trackers connect (it needs open files of its own).
@@ -389,11 +423,13 @@ console.log(`GET /api/tracking/units from the bench process: ${listTimes.map(ms)
 await page.locator('[data-connection="live"]').waitFor({ timeout: 20_000 });
 await page.waitForTimeout(3000);
 
-/** Pans the map by a few pixels every frame for `seconds`, returning the frame-to-frame times. */
-async function panFrames(center: [number, number], zoom: number, seconds: number) {
-  return page.evaluate(
+/** Pans the map of `on` (the portal's page, or the baseline's) by a few pixels every frame for `seconds`, returning the frame-to-frame times. */
+async function panFrames(on: Page, center: [number, number], zoom: number, seconds: number) {
+  return on.evaluate(
     async ([lon, lat, z, duration]) => {
-      const map = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map;
+      const fleet = (window as unknown as { __fleetMap?: FleetMapProbe }).__fleetMap;
+      const baseline = (window as unknown as { __baseline?: BaselineProbe }).__baseline;
+      const map = fleet ? fleet.map!.map : baseline!.map;
       map.jumpTo({ center: [lon as number, lat as number], zoom: z as number });
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const deltas: number[] = [];
@@ -426,7 +462,11 @@ async function panFrames(center: [number, number], zoom: number, seconds: number
         requestAnimationFrame(frame);
       });
       observer.disconnect();
-      const drawn = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.drawn();
+      // The baseline's circles: its clusters and single units as rendered.
+      const rendered = fleet ? null : map.queryRenderedFeatures({ layers: ['clusters', 'units'] });
+      const drawn = fleet
+        ? fleet.map!.drawn()
+        : { units: rendered!.filter((feature) => feature.layer.id === 'units').length, clusters: rendered!.filter((feature) => feature.layer.id === 'clusters').length };
       return { long, deltas: deltas.slice(1), units: drawn.units, clusters: drawn.clusters, zoom: map.getZoom(), bounds: map.getBounds().toArray() };
     },
     [center[0], center[1], zoom, seconds],
@@ -442,7 +482,7 @@ const panResults: Array<{ name: string; p50: number; p95: number; frames: number
 for (const scenario of scenarios) {
   const profilePan = profiling && scenario === scenarios[0];
   if (profilePan) await cdp.send('Profiler.start');
-  const { deltas, units, clusters, zoom, bounds, long } = await panFrames(scenario.center, scenario.zoom, panSeconds);
+  const { deltas, units, clusters, zoom, bounds, long } = await panFrames(page, scenario.center, scenario.zoom, panSeconds);
   if (profilePan) printProfile(`panning ${scenario.name}`, (await cdp.send('Profiler.stop')).profile);
   const byScript = new Map<string, number>();
   for (const frame of long) for (const [name, duration] of frame.scripts) byScript.set(name, (byScript.get(name) ?? 0) + duration);
@@ -464,7 +504,9 @@ await page.evaluate(() => {
   probe.drawn.length = 0;
   probe.updates.length = 0;
 });
+const cpuBeforeLive = cpuSeconds();
 await page.waitForTimeout(latencySeconds * 1000);
+const cpuWhileLive = cpuShares(cpuBeforeLive, cpuSeconds(), latencySeconds);
 const after = await page.evaluate(() => {
   const p = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.store.probe;
   return { drawn: p.drawn.slice(), updates: p.updates.slice(), messages: p.messages, unitsReceived: p.unitsReceived };
@@ -472,6 +514,57 @@ const after = await page.evaluate(() => {
 const latencies = after.drawn.map(([fix, drawn]) => drawn - fix);
 const received = after.unitsReceived - (before?.unitsReceived ?? 0);
 const messages = after.messages - (before?.messages ?? 0);
+
+// --- Baseline: the same fleet, machine, browser and load, drawn the common way (bench/map/baseline.ts) ---------
+// Measured right after the portal's page, with that page closed: load (cold and warm), the same pans, latency.
+const baseline = process.argv.includes('--no-baseline') ? null : await measureBaseline();
+
+async function measureBaseline() {
+  await page.close();
+  const basePage = await context.newPage();
+  basePage.on('pageerror', (error) => console.error('baseline page error:', error.message));
+  await (await context.newCDPSession(basePage)).send('Network.clearBrowserCache');
+  const load = async (how: 'goto' | 'reload') => {
+    if (how === 'goto') await basePage.goto(`/bench-baseline/baseline.html#${encodeURIComponent(token)}`);
+    else await basePage.reload();
+    await basePage.waitForFunction(() => ((window as unknown as { __baseline?: BaselineProbe }).__baseline?.firstDrawAt ?? 0) > 0, null, { timeout: 120_000 });
+    return basePage.evaluate(() => {
+      const { loadedAt, firstDrawAt } = (window as unknown as { __baseline: BaselineProbe }).__baseline;
+      return { loadedAt, firstDrawAt };
+    });
+  };
+  const cold = await load('goto');
+  console.log(`baseline loaded (cold cache): list ${ms(cold.loadedAt)}, drawn ${ms(cold.firstDrawAt)} after navigation`);
+  await basePage.waitForTimeout(3000);
+  const warm = await load('reload');
+  console.log(`baseline loaded (warm cache): list ${ms(warm.loadedAt)}, drawn ${ms(warm.firstDrawAt)} after navigation`);
+  await basePage.waitForTimeout(3000);
+  const pans: Array<{ p50: number; p95: number }> = [];
+  for (const scenario of scenarios) {
+    const { deltas, units, clusters, long } = await panFrames(basePage, scenario.center, scenario.zoom, panSeconds);
+    pans.push({ p50: percentile(deltas, 50), p95: percentile(deltas, 95) });
+    console.log(
+      `baseline panning ${scenario.name}: p50 ${percentile(deltas, 50).toFixed(1)} ms, p95 ${percentile(deltas, 95).toFixed(1)} ms (${deltas.length} frames; ${units} units, ${clusters} clusters drawn; ${long.length} long animation frames)`,
+    );
+  }
+  await basePage.evaluate(() => {
+    (window as unknown as { __baseline: BaselineProbe }).__baseline.map.jumpTo({ center: [18.0686, 59.3293], zoom: 14 });
+  });
+  await basePage.waitForTimeout(1500);
+  const receivedBefore = await basePage.evaluate(() => {
+    const probe = (window as unknown as { __baseline: BaselineProbe }).__baseline;
+    probe.drawn.length = 0;
+    return probe.unitsReceived;
+  });
+  const cpuBefore = cpuSeconds();
+  await basePage.waitForTimeout(latencySeconds * 1000);
+  const cpu = cpuShares(cpuBefore, cpuSeconds(), latencySeconds);
+  const live = await basePage.evaluate(() => {
+    const probe = (window as unknown as { __baseline: BaselineProbe }).__baseline;
+    return { drawn: probe.drawn.slice(), unitsReceived: probe.unitsReceived };
+  });
+  return { cold, warm, pans, latencies: live.drawn.map(([fix, drawn]) => drawn - fix), received: live.unitsReceived - receivedBefore, cpu };
+}
 
 simulator.kill('SIGTERM');
 await simulator.exited;
@@ -493,9 +586,28 @@ console.log(
   `ingest-to-marker p50/p95/max   ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 95))} / ${ms(latencies.length ? Math.max(...latencies) : 0)}  (${latencies.length} markers in view redrawn in ${latencySeconds} s)`,
 );
 console.log(`live updates received          ${Math.round(received / latencySeconds)} unit states/s in ${Math.round(messages / latencySeconds)} messages/s`);
+console.log(`  CPU meanwhile (share of one core): ${cpuWhileLive}`);
 // Where the latency goes: received by the gateway → sent by the live hub → received by the page → drawn.
 const serverLag = after.updates.flatMap(([sent, , oldest, newest]) => [sent - oldest, sent - newest]);
 const socketLag = after.updates.map(([sent, receivedAt]) => receivedAt - sent);
 console.log(`  ingest to hub send p50/p95   ${ms(percentile(serverLag, 50))} / ${ms(percentile(serverLag, 95))}  (oldest and newest unit of each message)`);
 console.log(`  hub send to page p50/p95     ${ms(percentile(socketLag, 50))} / ${ms(percentile(socketLag, 95))}`);
+if (baseline) {
+  // Below 1: the portal is faster than the baseline; the same machine, load and browser, minutes apart.
+  const ratio = (portal: number, base: number) => (base > 0 ? (portal / base).toFixed(2) : 'n/a');
+  console.log('');
+  console.log('baseline (MapLibre GeoJSON source with its own clustering, whole FeatureCollection set on each live message), same run:');
+  console.log(`initial load (cold cache)      ${ms(baseline.cold.firstDrawAt)}  portal / baseline ${ratio(cold.firstDrawAt, baseline.cold.firstDrawAt)}`);
+  console.log(`initial load (warm cache)      ${ms(baseline.warm.firstDrawAt)}  portal / baseline ${ratio(warm.firstDrawAt, baseline.warm.firstDrawAt)}`);
+  scenarios.forEach((scenario, at) => {
+    const base = baseline.pans[at]!;
+    const portal = panResults[at]!;
+    console.log(`frame time panning p50 / p95   ${base.p50.toFixed(1)} / ${base.p95.toFixed(1)} ms  ${scenario.name}; portal / baseline p95 ${ratio(portal.p95, base.p95)}`);
+  });
+  const [baseP50, baseP95] = [percentile(baseline.latencies, 50), percentile(baseline.latencies, 95)];
+  console.log(
+    `ingest-to-marker p50 / p95     ${ms(baseP50)} / ${ms(baseP95)}  (${baseline.latencies.length} units in view redrawn, ${Math.round(baseline.received / latencySeconds)} states/s received); portal / baseline p95 ${ratio(percentile(latencies, 95), baseP95)}`,
+  );
+  console.log(`  CPU meanwhile (share of one core): ${baseline.cpu}`);
+}
 process.exit(0);

@@ -60,7 +60,7 @@ const lumaDeviceInline: BunPlugin = {
 };
 
 /** Text files get a .gz twin, sent to browsers that accept gzip (src/web/serve.ts). */
-function precompress(dir: string) {
+export function precompress(dir: string) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) precompress(path);
