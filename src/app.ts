@@ -79,7 +79,7 @@ export async function createServices(platform: Platform) {
       // Spec §6: ordinary users see only their units; locked benefit/private cars follow the access rules.
       unitAccess: (actor, unitIds) => units.mapAccess(actor, unitIds),
       visibleUnits: (actor) => units.visibleUnitIds(actor),
-      checkedInDrivers: (unitIds) => trips.checkedInDrivers(unitIds),
+      checkedInDrivers: (accountId) => trips.checkedInDriversOfAccount(accountId),
     },
   );
   const live = new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log });

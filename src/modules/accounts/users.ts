@@ -41,6 +41,8 @@ export interface Actor {
   language: 'sv' | 'en' | 'no';
   timezone: string;
   sessionId: string;
+  /** Spec §1: whether the real-time map is enabled for this user (the RealTimeMap flag), as read when authenticated. */
+  realtimeMap: boolean;
 }
 
 export function actorOf({ user, account }: UserWithAccount, sessionId: string): Actor {
@@ -53,6 +55,7 @@ export function actorOf({ user, account }: UserWithAccount, sessionId: string): 
     language: user.language,
     timezone: user.timezone,
     sessionId,
+    realtimeMap: user.realtimeMap,
   };
 }
 

@@ -29,8 +29,8 @@ export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: A
       '/units',
       async ({ actor, set }) => {
         const caller = requireActor(actor);
+        tracking.assertMapEnabled(caller);
         const timing = new ServerTiming();
-        await timing.time('map', () => tracking.assertMapEnabled(caller));
         const text = await tracking.listUnitsJson(caller, timing);
         set.headers['server-timing'] = timing.header();
         return okJson(text);
@@ -46,7 +46,7 @@ export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: A
       '/history',
       async ({ actor, query, headers }) => {
         const caller = requireActor(actor);
-        await tracking.assertMapEnabled(caller);
+        tracking.assertMapEnabled(caller);
         return ok(await tracking.history(caller, query, requestTimeZone(headers['x-timezone'], caller)));
       },
       {
@@ -61,7 +61,7 @@ export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: A
       '/addresses',
       async ({ actor, query }) => {
         const caller = requireActor(actor);
-        await tracking.assertMapEnabled(caller);
+        tracking.assertMapEnabled(caller);
         return ok({ addresses: await tracking.addresses(caller, query.unitIds) });
       },
       {
@@ -81,7 +81,7 @@ export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: A
         const token = query.token ?? fromProtocol ?? fromHeader;
         const actor = token ? await auth.authenticate(`Bearer ${token}`) : null;
         if (!actor || !token) throw new AppError(401, UNAUTHENTICATED);
-        await tracking.assertMapEnabled(actor);
+        tracking.assertMapEnabled(actor);
         // A browser that offered subprotocols needs one back; the token itself is never echoed.
         if (fromProtocol) set.headers['sec-websocket-protocol'] = LIVE_SUBPROTOCOL;
         accepted.set(request, { actor, token, since: query.since ? new Date(query.since) : null });

@@ -386,7 +386,7 @@ export class LiveHub {
         const actor = await this.deps.auth.authenticate(`Bearer ${token}`);
         if (!actor || actor.accountId !== clients[0]!.actor.accountId) {
           for (const client of clients) this.closeClient(client, LIVE_CLOSE.unauthenticated, 'Unauthenticated.');
-        } else if (!(await this.deps.tracking.mapEnabled(actor))) {
+        } else if (!this.deps.tracking.mapEnabled(actor)) {
           for (const client of clients) this.closeClient(client, LIVE_CLOSE.mapDisabled, 'map disabled');
         } else {
           // Spec §6: working hours began or ended, or a lock or access changed: the map reads its list again.

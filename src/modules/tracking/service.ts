@@ -4,7 +4,6 @@ import type { Geocoder } from '../../lib/geocoding';
 import { fieldError, forbidden, notFound } from '../../lib/http';
 import { ServerTiming } from '../../lib/server-timing';
 import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
-import { findUserById } from '../accounts/users';
 import type { Actor } from '../accounts/users';
 import type { UnitService } from '../units/service';
 import type { WrittenState } from './ingest';
@@ -47,7 +46,7 @@ export interface TrackingServiceOptions {
    */
   unitAccess?: (actor: Actor, unitIds: number[] | null) => Promise<Map<number, UnitAccess>>;
   /** Spec §3/§4: the driver checked in on each unit of the account (trip log), by name. */
-  checkedInDrivers?: (unitIds: number[]) => Promise<Map<number, { name: string }>>;
+  checkedInDrivers?: (accountId: number) => Promise<Map<number, { name: string }>>;
   /** Spec §6: the units an ordinary user was given (null: the caller sees every unit of the account). */
   visibleUnits?: (actor: Actor) => Promise<Set<number> | null>;
 }
@@ -313,10 +312,9 @@ export function createTrackingService(
     return database.query<StateRow>(`${STATE_SELECT} WHERE ${where} ${orderBy}`, params);
   }
 
-  /** Spec §1: the real-time map is a module that may be disabled per user (the RealTimeMap flag). */
-  async function mapEnabled(actor: Actor): Promise<boolean> {
-    const found = await findUserById(database.db, actor.userId);
-    return found?.user.realtimeMap === true;
+  /** Spec §1: the real-time map is a module that may be disabled per user (the RealTimeMap flag, read with the caller's session). */
+  function mapEnabled(actor: Actor): boolean {
+    return actor.realtimeMap;
   }
 
   /** Spec §6 for one user: null when no unit of the account is locked away from them. */
@@ -339,27 +337,25 @@ export function createTrackingService(
     visibility,
 
     /** The map's data follows the map: 403 when it is disabled for the caller. */
-    async assertMapEnabled(actor: Actor): Promise<void> {
-      if (!(await mapEnabled(actor))) throw forbidden('tracking.mapDisabled');
+    assertMapEnabled(actor: Actor): void {
+      if (!mapEnabled(actor)) throw forbidden('tracking.mapDisabled');
     },
 
     /**
      * Every unit of the caller's account with its latest state, by name: the JSON text of a `TrackedUnitList`
-     * (rows written by the database). One query however many units, plus the checked-in drivers.
+     * (rows written by the database). One query however many units, with the §6 access and the account's checked-in
+     * drivers read alongside it.
      */
     async listUnitsJson(actor: Actor, timing = new ServerTiming()): Promise<string> {
       const now = clock.now();
-      const [rows, visible] = await Promise.all([
+      const [rows, visible, drivers] = await Promise.all([
         timing.time('rows', () => database.query<{ id: number; place: number; row: string }>(LIST_ROWS_SELECT, [actor.accountId, now.toISOString()])),
         timing.time('access', () => visibility(actor)),
+        options.checkedInDrivers ? timing.time('drivers', () => options.checkedInDrivers!(actor.accountId)) : new Map<number, { name: string }>(),
       ]);
       const inOrder = new Array<{ id: number; row: string }>(rows.length);
       for (const row of rows) inOrder[row.place - 1] = row;
       const shown = visible ? inOrder.filter((row) => visible(row.id, now)) : inOrder;
-      const drivers =
-        options.checkedInDrivers && shown.length > 0
-          ? await timing.time('drivers', () => options.checkedInDrivers!(shown.map((row) => row.id)))
-          : new Map<number, { name: string }>();
       return timing.timeSync('json', () => {
         const units = shown.map((row) => `${row.row.slice(0, -1)}, ${JSON.stringify(drivers.get(row.id)?.name ?? null)}]`);
         return `{"serverTime":${JSON.stringify(now.toISOString())},"fields":${JSON.stringify(UNIT_LIST_FIELDS)},"units":[${units.join(',')}]}`;

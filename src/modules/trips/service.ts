@@ -432,6 +432,17 @@ export function createTripService(platform: Platform, units: UnitService, option
       return new Map(rows.map((row) => [row.unit_id, { userId: row.user_id, name: row.name }]));
     },
 
+    /** The driver checked in on each unit of the account now, by unit id; for the live map's list (all of the account, read alongside it). */
+    async checkedInDriversOfAccount(accountId: number): Promise<Map<number, { userId: number; name: string }>> {
+      const rows = await database.query<{ unit_id: number; user_id: number; name: string }>(
+        `SELECT c.unit_id, c.user_id, COALESCE(NULLIF(trim(u.first_name || ' ' || u.last_name), ''), u.email) AS name
+         FROM trip_driver_checkins c JOIN users u ON u.id = c.user_id JOIN units un ON un.id = c.unit_id
+         WHERE un.account_id = $1 AND c.checked_out_at IS NULL`,
+        [accountId],
+      );
+      return new Map(rows.map((row) => [row.unit_id, { userId: row.user_id, name: row.name }]));
+    },
+
     /** Detects a unit now (as an ingest event would); windows in epoch ms. */
     detect(unitId: number, window: Window | null = null) {
       queue.mark(unitId, window);
