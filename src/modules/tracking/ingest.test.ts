@@ -169,3 +169,45 @@ test('devices are acknowledged once their positions are durable; the latest stat
   const orphans = await app.database.rows<{ n: number }>(sql`select count(*)::int as n from unit_state where unit_id = 999999`);
   expect(orphans[0]!.n).toBe(0);
 });
+
+test('a partial batch waits for its window even when a batch has just finished; a full batch goes at once', async () => {
+  const statements: number[] = [];
+  let inserting: () => void = () => {};
+  const firstInsert = new Promise<void>((resolve) => (inserting = resolve));
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  // The writer's database, counting the records of each position insert and holding the first one until released.
+  const counting = {
+    ...app.database,
+    query: async <T extends Record<string, unknown>>(text: string, params: unknown[] = []) => {
+      if (text.includes('INSERT INTO positions')) {
+        statements.push((JSON.parse(String(params[0])) as unknown[]).length);
+        if (statements.length === 1) {
+          inserting();
+          await released;
+        }
+      }
+      return app.database.query<T>(text, params);
+    },
+  };
+  const base = Date.now() - 3_600_000;
+  const one = (at: number) => ({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(base + at * 1000).toISOString())], receivedAt: new Date() });
+  const batching = new IngestWriter(counting, app.platform.events, app.platform.log, { maxDelayMs: 1000, keepRawFrames: false });
+  const acknowledged = [batching.submit(one(1))];
+  await firstInsert;
+  // One frame arrives while the first batch is written, another just after it: both go in the next statement.
+  acknowledged.push(batching.submit(one(2)));
+  release();
+  await acknowledged[0];
+  await Bun.sleep(50); // well inside the window, long after a writer that flushes whatever is queued would have
+  acknowledged.push(batching.submit(one(3)));
+  await Promise.all(acknowledged);
+  expect(statements).toEqual([1, 2]);
+  await batching.drain();
+
+  // Four records fill a batch of four: written without waiting out a window of a minute (the test would time out).
+  const full = new IngestWriter(counting, app.platform.events, app.platform.log, { maxDelayMs: 60_000, maxBatchRecords: 4, keepRawFrames: false });
+  await Promise.all([4, 5, 6, 7].map((at) => full.submit(one(at))));
+  expect(statements).toEqual([1, 2, 4]);
+  await full.drain();
+});
