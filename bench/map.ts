@@ -11,7 +11,8 @@
  *   default view (Stockholm, zoom 14), a city-wide view (zoom 11) and the whole fleet (zoom 6, clusters);
  * - ingest-to-marker latency p50 / p95 / max: from the moment the server received a position (the unit's
  *   `lastSeen`) to the frame that drew it, for every unit drawn as its own marker, split into ingest → live
- *   hub send (server) and send → page receive (socket);
+ *   hub send (server), send → page receive (socket), receive → set in the map's layers and → rendered (page), with
+ *   the page's long animation frames meanwhile;
  * - where the load went (scripts, list request, first and last byte, parsed) and the long animation frames
  *   of each pan with the scripts they ran;
  * - the same load, pans and latency for a baseline page measured right after in the same browser under the same
@@ -503,15 +504,30 @@ await page.evaluate(() => {
   const probe = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.store.probe;
   probe.drawn.length = 0;
   probe.updates.length = 0;
+  // What held the main thread meanwhile: the long animation frames, with the scripts they ran.
+  const long: Array<{ duration: number; render: number; scripts: Array<[string, number]> }> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as unknown as Array<{ duration: number; renderStart: number; startTime: number; scripts: Array<{ invoker: string; sourceFunctionName: string; duration: number }> }>) {
+      long.push({
+        duration: entry.duration,
+        render: entry.renderStart ? entry.startTime + entry.duration - entry.renderStart : 0,
+        scripts: entry.scripts.map((script) => [`${script.invoker}|${script.sourceFunctionName}`, script.duration]),
+      });
+    }
+  });
+  observer.observe({ type: 'long-animation-frame', buffered: false });
+  (window as unknown as { __liveFrames: { long: typeof long; stop: () => void } }).__liveFrames = { long, stop: () => observer.disconnect() };
 });
 const cpuBeforeLive = cpuSeconds();
 await page.waitForTimeout(latencySeconds * 1000);
 const cpuWhileLive = cpuShares(cpuBeforeLive, cpuSeconds(), latencySeconds);
 const after = await page.evaluate(() => {
   const p = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.store.probe;
-  return { drawn: p.drawn.slice(), updates: p.updates.slice(), messages: p.messages, unitsReceived: p.unitsReceived };
+  const frames = (window as unknown as { __liveFrames: { long: Array<{ duration: number; render: number; scripts: Array<[string, number]> }>; stop: () => void } }).__liveFrames;
+  frames.stop();
+  return { drawn: p.drawn.slice(), updates: p.updates.slice(), messages: p.messages, unitsReceived: p.unitsReceived, long: frames.long };
 });
-const latencies = after.drawn.map(([fix, drawn]) => drawn - fix);
+const latencies = after.drawn.map(([fix, , , drawn]) => drawn - fix);
 const received = after.unitsReceived - (before?.unitsReceived ?? 0);
 const messages = after.messages - (before?.messages ?? 0);
 
@@ -592,6 +608,18 @@ const serverLag = after.updates.flatMap(([sent, , oldest, newest]) => [sent - ol
 const socketLag = after.updates.map(([sent, receivedAt]) => receivedAt - sent);
 console.log(`  ingest to hub send p50/p95   ${ms(percentile(serverLag, 50))} / ${ms(percentile(serverLag, 95))}  (oldest and newest unit of each message)`);
 console.log(`  hub send to page p50/p95     ${ms(percentile(socketLag, 50))} / ${ms(percentile(socketLag, 95))}`);
+// In the page: the state received → set in the map's layers (waiting for the main thread and a frame) → rendered.
+const toLayers = after.drawn.map(([, receivedAt, layersSetAt]) => layersSetAt - receivedAt);
+const toRender = after.drawn.map(([, , layersSetAt, drawn]) => drawn - layersSetAt);
+console.log(`  page receive to layers p50/p95 ${ms(percentile(toLayers, 50))} / ${ms(percentile(toLayers, 95))}; layers to rendered ${ms(percentile(toRender, 50))} / ${ms(percentile(toRender, 95))}`);
+{
+  const byScript = new Map<string, number>();
+  for (const frame of after.long) for (const [name, duration] of frame.scripts) byScript.set(name, (byScript.get(name) ?? 0) + duration);
+  const top = [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, duration]) => `${name} ${Math.round(duration)} ms`);
+  const total = Math.round(after.long.reduce((sum, frame) => sum + frame.duration, 0));
+  const rendering = Math.round(after.long.reduce((sum, frame) => sum + frame.render, 0));
+  console.log(`  long animation frames meanwhile: ${after.long.length}, ${total} ms in all, ${rendering} ms of it rendering; scripts: ${top.join(', ') || 'none'}`);
+}
 if (baseline) {
   // Below 1: the portal is faster than the baseline; the same machine, load and browser, minutes apart.
   const ratio = (portal: number, base: number) => (base > 0 ? (portal / base).toFixed(2) : 'n/a');

@@ -65,8 +65,8 @@ interface Controller {
   drawnUnits: Map<number, [number, number]>;
   drawnClusters: ClusterMarker[];
   clusterOfUnit: Map<number, number>;
-  /** Units whose new state went into the last draw, waiting for it to reach the screen (latency probe). */
-  pendingDrawn: number[];
+  /** Units whose new state went into a draw, with when, waiting for it to reach the screen (latency probe). */
+  pendingDrawn: Array<[id: number, layersSetAt: number]>;
   /** What the last layers were built from (skip rebuilding while only the camera moves). */
   lastSignature: unknown[] | null;
   /** The first draw after the unit list arrived is on its way (initial-load probe). */
@@ -251,7 +251,8 @@ function draw(c: Controller): void {
   c.drawnClusters = view.clusters;
   c.clusterOfUnit.clear();
   // Latency probe: units drawn on their own whose new state this draw shows.
-  for (const id of changed) if (c.drawnUnits.has(id)) c.pendingDrawn.push(id);
+  const layersSetAt = Date.now();
+  for (const id of changed) if (c.drawnUnits.has(id)) c.pendingDrawn.push([id, layersSetAt]);
   c.overlay.setProps({ layers: buildLayers(c, view.units, view.clusters, zoom) });
   // The load is drawn once the view comes from an index of the loaded list: a frame before that shows no units yet.
   if (store.loadState === 'ready' && store.probe.firstDrawAt === 0 && c.index.answers(props.filterKey, store.listVersion)) {

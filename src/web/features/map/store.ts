@@ -50,9 +50,14 @@ export class FleetStore {
   private reloadTimer: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
   private readonly listeners = new Set<() => void>();
-  /** Ingest-to-marker samples: [ingest time (the state's lastSeen, ms), time the marker was drawn (ms)] (see `recordDrawn`). */
+  /** When the page received each unit's newest live state (epoch ms): the latency probe's split. */
+  private readonly receivedAt = new Map<number, number>();
+  /**
+   * Ingest-to-marker samples: [ingest time (the state's lastSeen), the page's receipt of that state, the draw that
+   * set it in the layers, the render that drew it] (epoch ms; see `recordDrawn`).
+   */
   readonly probe = {
-    drawn: [] as Array<[number, number]>,
+    drawn: [] as Array<[number, number, number, number]>,
     firstDrawAt: 0,
     loadedAt: 0,
     messages: 0,
@@ -141,11 +146,13 @@ export class FleetStore {
     for (let at = 0; at < this.units.length; at++) this.indexById.set(this.units[at]!.id, at);
     this.listVersion += 1;
     this.changed = new Set(this.indexById.keys());
+    this.receivedAt.clear();
   }
 
   /** Replaces the states of the units in a message; an unknown id means a unit was added: reload the list. */
   apply(states: LiveState[]): void {
     let unknown = false;
+    const now = Date.now();
     for (const state of states) {
       const at = this.indexById.get(state.id);
       if (at === undefined) {
@@ -156,6 +163,7 @@ export class FleetStore {
       // The live state replaces the old one; what only the list carries (name, marker, tags…) stays.
       this.units[at] = { ...previous, ...state };
       this.changed.add(state.id);
+      this.receivedAt.set(state.id, now);
     }
     this.probe.unitsReceived += states.length;
     if (unknown) this.scheduleReload();
@@ -294,13 +302,13 @@ export class FleetStore {
    * The map drew these units' newest states: the ingest-to-marker probe, from `lastSeen` (the server's
    * receive time of the newest record, i.e. ingest) to the frame that drew it.
    */
-  recordDrawn(ids: Iterable<number>, drawnAt: number): void {
+  recordDrawn(drawn: Iterable<[id: number, layersSetAt: number]>, drawnAt: number): void {
     const samples = this.probe.drawn;
-    for (const id of ids) {
+    for (const [id, layersSetAt] of drawn) {
       const unit = this.get(id);
       if (!unit?.lastSeen) continue;
       if (samples.length >= PROBE_SAMPLES) samples.shift();
-      samples.push([Date.parse(unit.lastSeen), drawnAt]);
+      samples.push([Date.parse(unit.lastSeen), this.receivedAt.get(id) ?? layersSetAt, layersSetAt, drawnAt]);
     }
   }
 }
