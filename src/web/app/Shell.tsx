@@ -10,6 +10,7 @@ import { LanguagePicker } from '../components/LanguagePicker';
 import { ChangePasswordDialog } from '../features/auth/ChangePasswordDialog';
 import { api, errorText } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
+import { PATHS } from '../lib/paths';
 import { clearSession, landingPath, type Session, type SessionUser, updateSessionUser, useSession } from '../lib/session';
 import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
 
@@ -30,24 +31,24 @@ function useNavEntries(session: Session): { user: NavEntry[]; admin: NavEntry[] 
   const { user } = session;
   const basicOnly = user.userHasOnlyBasSubscription;
   const entries: NavEntry[] = [];
-  if (user.RealTimeMap) entries.push({ to: '/user/realtime-tracking', label: t('nav.map'), icon: 'map' });
-  entries.push({ to: '/user/create-triplog', label: basicOnly ? t('nav.log') : t('nav.triplog'), icon: 'log' });
-  entries.push({ to: '/user/geofences', label: t('nav.geofences'), icon: 'fence' });
-  if (!basicOnly) entries.push({ to: '/user/places', label: t('nav.places'), icon: 'place' });
-  entries.push({ to: '/user/edit-terminal-list', label: t('nav.unit'), icon: 'unit', alsoActiveOn: ['/user/edit-terminal'] });
-  if (!basicOnly && carSchedule.data === true) entries.push({ to: '/user/car-schedule', label: t('nav.carSchedule'), icon: 'calendar' });
+  if (user.RealTimeMap) entries.push({ to: PATHS.liveMap, label: t('nav.map'), icon: 'map' });
+  entries.push({ to: PATHS.triplog, label: basicOnly ? t('nav.log') : t('nav.triplog'), icon: 'log' });
+  entries.push({ to: PATHS.geofences, label: t('nav.geofences'), icon: 'fence' });
+  if (!basicOnly) entries.push({ to: PATHS.places, label: t('nav.places'), icon: 'place' });
+  entries.push({ to: PATHS.unitList, label: t('nav.unit'), icon: 'unit', alsoActiveOn: [PATHS.unitEdit] });
+  if (!basicOnly && carSchedule.data === true) entries.push({ to: PATHS.carSchedule, label: t('nav.carSchedule'), icon: 'calendar' });
   const admin: NavEntry[] = [];
   if (user.IsAdmin) {
-    admin.push({ to: '/administration/user-accounts', label: t('nav.userAccounts'), icon: 'users' });
+    admin.push({ to: PATHS.userAccounts, label: t('nav.userAccounts'), icon: 'users' });
     if (!basicOnly && safeHome.data === true) {
-      admin.push({ to: '/administration/safe-return-home', label: t('nav.safeReturnHome'), icon: 'home' });
+      admin.push({ to: PATHS.safeReturnHome, label: t('nav.safeReturnHome'), icon: 'home' });
     }
-    admin.push({ to: '/administration/configure-alarm-receiver', label: t('nav.alarmReceivers'), icon: 'bell' });
-    admin.push({ to: '/administration/add-terminal', label: t('nav.addUnit'), icon: 'plus' });
+    admin.push({ to: PATHS.alarmReceiver, label: t('nav.alarmReceivers'), icon: 'bell' });
+    admin.push({ to: PATHS.addTerminal, label: t('nav.addUnit'), icon: 'plus' });
   }
   // Spec §6: support registers trackers too.
-  if (!user.IsAdmin && user.Role === 'support') admin.push({ to: '/administration/add-terminal', label: t('nav.addUnit'), icon: 'plus' });
-  if (alertNumbers) admin.push({ to: '/administration/configure-alert-numbers', label: t('nav.alertNumbers'), icon: 'phone' });
+  if (!user.IsAdmin && user.Role === 'support') admin.push({ to: PATHS.addTerminal, label: t('nav.addUnit'), icon: 'plus' });
+  if (alertNumbers) admin.push({ to: PATHS.alertNumbers, label: t('nav.alertNumbers'), icon: 'phone' });
   return { user: entries, admin };
 }
 

@@ -16,6 +16,7 @@ import { AddTerminalPage } from '../features/units/AddTerminalPage';
 import { UnitEditPage } from '../features/units/UnitEditPage';
 import { UnitListPage } from '../features/units/UnitListPage';
 import { NAVIGATE_EVENT } from '../lib/api';
+import { PATHS } from '../lib/paths';
 import { landingPath, useSession } from '../lib/session';
 import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
 import { Shell } from './Shell';
@@ -46,7 +47,7 @@ function RequireAdmin() {
 /** The map is a module that may be disabled per user: then the trip log is the landing. */
 function MapRoute() {
   const session = useSession();
-  if (session && !session.user.RealTimeMap) return <Navigate to="/user/create-triplog" replace />;
+  if (session && !session.user.RealTimeMap) return <Navigate to={PATHS.triplog} replace />;
   return <MapPage />;
 }
 
@@ -55,7 +56,7 @@ function CarScheduleRoute() {
   const session = useSession();
   const enabled = useCarScheduleEnabled();
   if (enabled.isPending) return null;
-  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to="/user/realtime-tracking" replace />;
+  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
   return <NotFoundPage />;
 }
 
@@ -63,7 +64,7 @@ function SafeReturnHomeRoute() {
   const session = useSession();
   const enabled = useSafeReturnHomeEnabled();
   if (enabled.isPending) return null;
-  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to="/user/realtime-tracking" replace />;
+  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
   return <NotFoundPage />;
 }
 
@@ -90,11 +91,8 @@ function UnknownRoute() {
  * Logged-in routes whose screens later issues build. They exist (an anonymous visitor is sent to /), and
  * show not-found until their feature lands: nothing shows made-up data.
  */
-const PENDING_USER_ROUTES = [
-  'user/geofences',
-  'user/geofences/add-edit-geofences/:geofenceID?',
-];
-const PENDING_ADMIN_ROUTES = ['administration/user-accounts', 'administration/configure-alarm-receiver'];
+const PENDING_USER_ROUTES = [PATHS.geofences, `${PATHS.geofenceEdit}/:geofenceID?`];
+const PENDING_ADMIN_ROUTES = [PATHS.userAccounts, PATHS.alarmReceiver];
 
 /** Lets code outside React (the API client) ask for a navigation. */
 function NavigationBridge() {
@@ -118,38 +116,38 @@ export function AppRoutes() {
       <Routes>
         <Route element={<AnonymousOnly />}>
           <Route index element={<LoginPage />} />
-          <Route path="user/register" element={<RegisterPage />} />
+          <Route path={PATHS.register} element={<RegisterPage />} />
         </Route>
-        <Route path="user/forgot-password" element={<ForgotPasswordPage />} />
-        <Route path="user/reset-password" element={<ResetPasswordPage />} />
-        <Route path="account/deletion" element={<AccountDeletionPage />} />
-        <Route path="user/alerts" element={<AlertOptOutPage />} />
+        <Route path={PATHS.forgotPassword} element={<ForgotPasswordPage />} />
+        <Route path={PATHS.resetPassword} element={<ResetPasswordPage />} />
+        <Route path={PATHS.accountDeletion} element={<AccountDeletionPage />} />
+        <Route path={PATHS.alertOptOut} element={<AlertOptOutPage />} />
         <Route element={<RequireUser />}>
           <Route element={<Shell />}>
-            <Route path="user/realtime-tracking" element={<MapRoute />} />
-            <Route path="user/car-schedule" element={<CarScheduleRoute />} />
-            <Route path="user/create-triplog" element={<TriplogPage />} />
-            <Route path="user/create-triplog/congestionreportnew" element={<CongestionReportPage />} />
-            <Route path="user/edit-terminal-list" element={<UnitListPage />} />
+            <Route path={PATHS.liveMap} element={<MapRoute />} />
+            <Route path={PATHS.carSchedule} element={<CarScheduleRoute />} />
+            <Route path={PATHS.triplog} element={<TriplogPage />} />
+            <Route path={PATHS.congestionReport} element={<CongestionReportPage />} />
+            <Route path={PATHS.unitList} element={<UnitListPage />} />
             <Route element={<PlacesRoute />}>
-              <Route path="user/places" element={<PlacesPage />} />
-              <Route path="user/places/add-edit-places/:placeID?" element={<PlaceEditPage />} />
+              <Route path={PATHS.places} element={<PlacesPage />} />
+              <Route path={`${PATHS.placeEdit}/:placeID?`} element={<PlaceEditPage />} />
             </Route>
-            <Route path="user/edit-terminal" element={<UnitEditPage />} />
+            <Route path={PATHS.unitEdit} element={<UnitEditPage />} />
             <Route element={<RequireAdminOrSupport />}>
-              <Route path="administration/add-terminal" element={<AddTerminalPage />} />
+              <Route path={PATHS.addTerminal} element={<AddTerminalPage />} />
             </Route>
             {PENDING_USER_ROUTES.map((path) => (
               <Route key={path} path={path} element={<NotFoundPage />} />
             ))}
             <Route element={<RequireAdmin />}>
-              <Route path="administration/safe-return-home" element={<SafeReturnHomeRoute />} />
+              <Route path={PATHS.safeReturnHome} element={<SafeReturnHomeRoute />} />
               {PENDING_ADMIN_ROUTES.map((path) => (
                 <Route key={path} path={path} element={<NotFoundPage />} />
               ))}
             </Route>
             {/* Exists only for the parent account named in configuration; its screen comes with the alarm issue. */}
-            {alertNumbersAllowed && <Route path="administration/configure-alert-numbers" element={<NotFoundPage />} />}
+            {alertNumbersAllowed && <Route path={PATHS.alertNumbers} element={<NotFoundPage />} />}
           </Route>
         </Route>
         <Route path="*" element={<UnknownRoute />} />

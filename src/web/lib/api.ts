@@ -1,6 +1,7 @@
 import i18next from 'i18next';
 import type { Envelope, ErrorDetail, FieldErrors } from '../../lib/http';
 import { currentLanguage } from './i18n';
+import { PATHS } from './paths';
 import { clearSession, getSession } from './session';
 
 export const UNAUTHENTICATED = 'Unauthenticated.';
@@ -118,7 +119,7 @@ export async function request<T>(method: string, path: string, options: RequestO
     clearSession();
   } else if (response.status === 401 && path.includes('/safe-home')) {
     // Spec §7: any other 401 on the safe-home paths sends the user back to the map.
-    window.dispatchEvent(new CustomEvent(NAVIGATE_EVENT, { detail: '/user/realtime-tracking' }));
+    window.dispatchEvent(new CustomEvent(NAVIGATE_EVENT, { detail: PATHS.liveMap }));
   }
   throw new ApiError(message || i18next.t('errors.generic'), response.status, body?.errors ?? null);
 }

@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import type { SessionUser } from '../../modules/auth/model';
+import { PATHS } from './paths';
 import { loadEncrypted, removeEncrypted, saveEncrypted } from './secure-storage';
 
 export type { SessionUser };
@@ -64,5 +65,5 @@ export function useSession(): Session | null {
 
 /** Spec §2: the landing after login is the map, or the trip log when the map is disabled for the user. */
 export function landingPath(user: SessionUser): string {
-  return user.RealTimeMap ? '/user/realtime-tracking' : '/user/create-triplog';
+  return user.RealTimeMap ? PATHS.liveMap : PATHS.triplog;
 }

@@ -9,6 +9,7 @@ import { LanguagePicker } from '../../components/LanguagePicker';
 import { api, errorText } from '../../lib/api';
 import { browserFingerprint } from '../../lib/fingerprint';
 import { type FlashKind, takeFlash } from '../../lib/flash';
+import { PATHS } from '../../lib/paths';
 import { landingPath, startSession } from '../../lib/session';
 import { check, type FieldMessages } from '../../lib/validation';
 import { TwoFactorScreen } from './TwoFactorScreen';
@@ -96,7 +97,7 @@ function LoginForm({ brand, onTwoFactor }: { brand: Brand; onTwoFactor: (pending
         {busy ? t('login.signingIn') : t('login.submit')}
       </Button>
       <p className="auth-links">
-        <Link to="/user/forgot-password">{t('login.forgot')}</Link>
+        <Link to={PATHS.forgotPassword}>{t('login.forgot')}</Link>
       </p>
     </form>
   );
@@ -143,7 +144,7 @@ export function LoginPage() {
           {body}
           {!pending && (
             <p className="auth-links">
-              {t('login.noAccount')} <Link to="/user/register">{t('login.register')}</Link>
+              {t('login.noAccount')} <Link to={PATHS.register}>{t('login.register')}</Link>
             </p>
           )}
         </main>
@@ -164,7 +165,7 @@ export function LoginPage() {
         <p className="login-welcome-text">{t('login.welcomeText')}</p>
         <p className="login-welcome-register">
           {t('login.noAccount')}{' '}
-          <Link to="/user/register" className="login-register-link">
+          <Link to={PATHS.register} className="login-register-link">
             {t('login.registerHere')}
           </Link>
         </p>

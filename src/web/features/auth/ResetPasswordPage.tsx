@@ -8,6 +8,7 @@ import { Banner, Field } from '../../components/Form';
 import { PublicLayout } from '../../components/PublicLayout';
 import { api, errorText, isApiError } from '../../lib/api';
 import { setFlash } from '../../lib/flash';
+import { PATHS } from '../../lib/paths';
 import { check, type FieldMessages } from '../../lib/validation';
 
 /** Spec §2/§4/§8: reads the code from `_c`; errors (expired, invalid code, password rules) under the fields. */
@@ -59,7 +60,7 @@ export function ResetPasswordPage() {
         {(errors.code || !code) && (
           <p className="field-error" role="alert" data-testid="reset-code-error">
             {errors.code || t('server:validation.reset.codeMissing')}{' '}
-            <Link to="/user/forgot-password">{t('reset.requestNew')}</Link>
+            <Link to={PATHS.forgotPassword}>{t('reset.requestNew')}</Link>
           </p>
         )}
         <Field

@@ -7,6 +7,7 @@ import { Banner, CheckboxField, Field } from '../../components/Form';
 import { api, errorText, isApiError } from '../../lib/api';
 import { browserFingerprint } from '../../lib/fingerprint';
 import { currentLanguage } from '../../lib/i18n';
+import { PATHS } from '../../lib/paths';
 import { landingPath, startSession } from '../../lib/session';
 import {
   clearPending,
@@ -93,7 +94,7 @@ export function TwoFactorScreen({ pending, onDone }: { pending: PendingTwoFactor
   function cancel() {
     clearPending();
     onDone();
-    navigate('/user/realtime-tracking', { replace: true });
+    navigate(PATHS.liveMap, { replace: true });
   }
 
   return (

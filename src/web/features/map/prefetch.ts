@@ -1,10 +1,9 @@
 import type { Envelope } from '../../../lib/http';
 import type { TrackedUnitList } from '../../../modules/tracking/model';
+import { PATHS } from '../../lib/paths';
 import { getSession } from '../../lib/session';
 import { startClusterWorker } from './cluster-worker';
 
-/** The live map's route (spec §2: the default landing). */
-export const LIVE_MAP_PATH = '/user/realtime-tracking';
 /** A list asked for at start-up is used only while this fresh; the live socket's catch-up covers the gap. */
 const FRESH_MS = 15_000;
 
@@ -45,7 +44,7 @@ export function preloadedModule<T>(name: 'LiveMap' | 'MapCanvas'): T | undefined
  */
 export function prefetchLiveMap(): void {
   const session = getSession();
-  if (!session?.user.RealTimeMap || window.location.pathname !== LIVE_MAP_PATH) return;
+  if (!session?.user.RealTimeMap || window.location.pathname !== PATHS.liveMap) return;
   // The clustering worker boots and warms up while the list loads, then clusters a copy of it (see its `prebuild`).
   const started = startClusterWorker();
   clusterWorker = started;

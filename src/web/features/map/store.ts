@@ -8,6 +8,7 @@ import {
   unitStatus,
 } from '../../../modules/tracking/model';
 import { api, isApiError, NAVIGATE_EVENT } from '../../lib/api';
+import { PATHS } from '../../lib/paths';
 import { clearSession, getSession, type SessionUser, updateSessionUser } from '../../lib/session';
 import { takePrefetchedUnits } from './prefetch';
 
@@ -280,7 +281,7 @@ export class FleetStore {
 
   private mapDisabled(): void {
     this.connection = 'closed';
-    window.dispatchEvent(new CustomEvent(NAVIGATE_EVENT, { detail: '/user/create-triplog' }));
+    window.dispatchEvent(new CustomEvent(NAVIGATE_EVENT, { detail: PATHS.triplog }));
   }
 
   /** Where the time of an update went: ingest to send (server), send to receive (socket and page). */

@@ -21,6 +21,7 @@ import {
 import type { TripApplyRulesResult } from '../../../modules/trips/model';
 import { Banner, Field, SelectField } from '../../components/Form';
 import { errorText, isApiError } from '../../lib/api';
+import { PATHS, placePath } from '../../lib/paths';
 import { NotFoundPage } from '../errors/NotFoundPage';
 import { geocode, useApplyRules, usePlace, usePlaces, usePlaceUnits, useSavePlace } from './api';
 import './places.css';
@@ -205,7 +206,7 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
     try {
       const saved = await save.mutateAsync({ id, input });
       setMessage({ kind: 'success', text: t('places.saved') });
-      if (id === null) navigate(`/user/places/add-edit-places/${saved.id}`, { replace: true, state: { saved: true } });
+      if (id === null) navigate(placePath(saved.id), { replace: true, state: { saved: true } });
       else setDraft(draftOf(saved));
     } catch (error) {
       if (isApiError(error) && error.status === 422) {
@@ -223,7 +224,7 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
     <div className="page places-page place-edit-page">
       <div className="places-heading">
         <h1 className="page-title">{id === null ? t('places.newTitle') : t('places.editTitle', { label: place?.label ?? '' })}</h1>
-        <Link className="btn btn-secondary" to="/user/places">
+        <Link className="btn btn-secondary" to={PATHS.places}>
           {t('places.backToList')}
         </Link>
       </div>
@@ -407,7 +408,7 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
             <Button type="submit" className="btn btn-primary" isDisabled={save.isPending} data-testid="place-save">
               {save.isPending ? t('common.loading') : t('common.save')}
             </Button>
-            <Link className="btn btn-secondary" to="/user/places">
+            <Link className="btn btn-secondary" to={PATHS.places}>
               {t('common.cancel')}
             </Link>
           </div>

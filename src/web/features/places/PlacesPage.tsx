@@ -5,6 +5,7 @@ import { Link, useNavigate } from 'react-router';
 import { useDialogs } from '../../components/Dialogs';
 import { Banner, Field } from '../../components/Form';
 import { errorText } from '../../lib/api';
+import { PATHS, placePath } from '../../lib/paths';
 import { useDeletePlace, usePlaces } from './api';
 import './places.css';
 
@@ -43,7 +44,7 @@ export function PlacesPage() {
     <div className="page places-page">
       <div className="places-heading">
         <h1 className="page-title">{t('places.title')}</h1>
-        <Button className="btn btn-primary" onPress={() => navigate('/user/places/add-edit-places')} data-testid="place-new">
+        <Button className="btn btn-primary" onPress={() => navigate(PATHS.placeEdit)} data-testid="place-new">
           {t('places.new')}
         </Button>
       </div>
@@ -85,7 +86,7 @@ export function PlacesPage() {
             {places.map((place) => (
               <tr key={place.id} data-testid={`place-row-${place.id}`}>
                 <th scope="row">
-                  <Link to={`/user/places/add-edit-places/${place.id}`} className="places-link">
+                  <Link to={placePath(place.id)} className="places-link">
                     <span className="places-pin" aria-hidden="true" />
                     {place.label}
                   </Link>
@@ -98,7 +99,7 @@ export function PlacesPage() {
                   <div className="places-row-actions">
                   {place.editable ? (
                     <>
-                      <Link className="btn btn-secondary btn-small" to={`/user/places/add-edit-places/${place.id}`}>
+                      <Link className="btn btn-secondary btn-small" to={placePath(place.id)}>
                         {t('places.edit')}
                       </Link>
                       <Button

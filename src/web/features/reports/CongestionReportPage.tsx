@@ -6,6 +6,7 @@ import type { CongestionDay, CongestionReport } from '../../../modules/reports/m
 import { SelectField } from '../../components/Form';
 import { errorText } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
+import { PATHS } from '../../lib/paths';
 import { type ReportPeriod, useCongestionReport, useReportUnits } from './api';
 import { congestionCsv } from './csv';
 import './congestion.css';
@@ -135,10 +136,10 @@ export function CongestionReportPage() {
       <h1 className="page-title">{t('congestion.title')}</h1>
 
       <nav className="congestion-tabs" aria-label={t('congestion.views')}>
-        <NavLink to="/user/create-triplog" end className="congestion-tab">
+        <NavLink to={PATHS.triplog} end className="congestion-tab">
           {t('congestion.tabTrips')}
         </NavLink>
-        <NavLink to="/user/create-triplog/congestionreportnew" className="congestion-tab">
+        <NavLink to={PATHS.congestionReport} className="congestion-tab">
           {t('congestion.title')}
         </NavLink>
       </nav>

@@ -7,6 +7,7 @@ import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { SelectField } from '../../components/Form';
 import { errorText } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
+import { PATHS } from '../../lib/paths';
 import {
   type TripPeriod,
   useAttestedTrips,
@@ -210,10 +211,10 @@ export function TriplogPage() {
       </div>
 
       <nav className="triplog-tabs" aria-label={t('triplog.views')}>
-        <NavLink to="/user/create-triplog" end className="triplog-tab">
+        <NavLink to={PATHS.triplog} end className="triplog-tab">
           {t('triplog.tabs.trips')}
         </NavLink>
-        <NavLink to="/user/create-triplog/congestionreportnew" className="triplog-tab">
+        <NavLink to={PATHS.congestionReport} className="triplog-tab">
           {t('triplog.tabs.congestion')}
         </NavLink>
       </nav>

@@ -6,6 +6,7 @@ import { Link } from 'react-router';
 import { type AccountChoice, addTerminalSchema, VEHICLE_TYPES } from '../../../modules/units/model';
 import { Banner, Field, SelectField } from '../../components/Form';
 import { api, errorText, isApiError } from '../../lib/api';
+import { unitEditPath } from '../../lib/paths';
 import { useSession } from '../../lib/session';
 import { check, type FieldMessages } from '../../lib/validation';
 import { AccountPicker } from './AccountPicker';
@@ -56,7 +57,7 @@ function AwaitPosition({ unit }: { unit: Added }) {
         )}
       </div>
       <p>
-        <Link className="btn btn-secondary" to={`/user/edit-terminal?id=${unit.ID}`}>
+        <Link className="btn btn-secondary" to={unitEditPath(unit.ID)}>
           {t('units.add.edit')}
         </Link>
       </p>

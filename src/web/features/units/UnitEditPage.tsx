@@ -7,6 +7,7 @@ import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { CheckboxField, Field } from '../../components/Form';
 import { errorText, isApiError } from '../../lib/api';
 import { translateMessage } from '../../lib/i18n';
+import { PATHS } from '../../lib/paths';
 import { useSession } from '../../lib/session';
 import { NotFoundPage } from '../errors/NotFoundPage';
 import { AccessSection } from './access';
@@ -119,7 +120,7 @@ export function UnitEditPage() {
   return (
     <div className="page unit-edit-page" key={data.ID}>
       <p className="breadcrumb">
-        <Link to="/user/edit-terminal-list">{t('units.edit.back')}</Link>
+        <Link to={PATHS.unitList}>{t('units.edit.back')}</Link>
       </p>
       <div className="page-heading">
         <h1 className="page-title">

@@ -33,6 +33,7 @@ import {
 import { AppDialog } from '../../components/Dialogs';
 import { Banner, CheckboxField, Field, SelectField } from '../../components/Form';
 import { errorText } from '../../lib/api';
+import { unitEditPath } from '../../lib/paths';
 import { useSession } from '../../lib/session';
 import { runBulk, useListPreferences, useSaveListPreferences, useUnitList, useUnitOptions } from './api';
 import { CatalogDialog } from './catalog';
@@ -64,7 +65,7 @@ function cellContent(unit: UnitView, column: UnitListColumn, language: string, t
   switch (column) {
     case 'name':
       return (
-        <Link className="unit-link" to={`/user/edit-terminal?id=${unit.ID}`}>
+        <Link className="unit-link" to={unitEditPath(unit.ID)}>
           <span className="unit-swatch" style={{ backgroundColor: unit.Color }} aria-hidden="true" />
           {unit.Name}
         </Link>
