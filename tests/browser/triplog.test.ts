@@ -275,6 +275,30 @@ describe('trip log', () => {
     await dialog.getByTestId('purpose-name').fill('Leverans');
     await dialog.getByRole('button', { name: 'Lägg till standardändamål' }).click();
     await dialog.getByTestId('purpose-list').getByText('Leverans').waitFor();
+    // Rename in place: a taken name is refused under the field, then a free one is saved with its description.
+    await dialog.getByRole('button', { name: 'Ändra standardändamålet Leverans' }).click();
+    const editName = dialog.getByTestId('purpose-edit-name');
+    expect(await editName.inputValue()).toBe('Leverans');
+    await editName.fill('kundbesök');
+    await dialog.getByRole('button', { name: 'Spara' }).click();
+    await dialog.getByText('Det finns redan ett standardändamål med det namnet.').waitFor();
+    await editName.fill('Leverans till kund');
+    await dialog.getByTestId('purpose-edit-description').fill('Varor levererade');
+    await dialog.getByRole('button', { name: 'Spara' }).click();
+    await dialog.getByTestId('purpose-list').getByText('Leverans till kund').waitFor();
+    expect(
+      await suite.server.database.query<{ name: string; description: string }>('SELECT name, description FROM purposes WHERE account_id = $1 ORDER BY name', [
+        account.accountId,
+      ]),
+    ).toEqual([
+      { name: 'Kundbesök', description: 'Besök hos kund' },
+      { name: 'Leverans till kund', description: 'Varor levererade' },
+    ]);
+    // Cancel leaves it as it was.
+    await dialog.getByRole('button', { name: 'Ändra standardändamålet Kundbesök' }).click();
+    await dialog.getByTestId('purpose-edit-name').fill('Något annat');
+    await dialog.getByRole('button', { name: 'Avbryt' }).click();
+    await dialog.getByTestId('purpose-list').getByText('Kundbesök', { exact: true }).waitFor();
     await dialog.getByText('Användare får skapa standardändamål').click();
     await eventually(
       async () => (await suite.server.database.query<{ users_may_create: boolean }>('SELECT users_may_create FROM purpose_settings WHERE account_id = $1', [account.accountId]))[0]?.users_may_create,

@@ -98,6 +98,8 @@ function usePurposeMutation<I, O>(run: (input: I) => Promise<O>) {
 }
 
 export const useCreatePurpose = () => usePurposeMutation((input: { name: string; description: string }) => api.post<DefaultPurpose>('/api/purposes', input));
+export const useUpdatePurpose = () =>
+  usePurposeMutation(({ id, ...input }: { id: number; name: string; description: string }) => api.post<DefaultPurpose>(`/api/purposes/${id}`, input));
 export const useDeletePurpose = () => usePurposeMutation((id: number) => request<{ id: number }>('DELETE', `/api/purposes/${id}`));
 export const usePurposeSettings = () =>
   usePurposeMutation((usersMayCreate: boolean) => api.post<PurposeCatalog>('/api/purposes/settings', { usersMayCreate }));
