@@ -22,30 +22,13 @@ export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: 
   const create = useCreatePurpose();
   const remove = useDeletePurpose();
   const settings = usePurposeSettings();
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const [nameError, setNameError] = useState<string | null>(null);
   /** The purpose being renamed or described (administrators), one at a time. */
   const [editing, setEditing] = useState<DefaultPurpose | null>(null);
   const data = catalog.data;
-
-  async function add(event: FormEvent) {
-    event.preventDefault();
-    if (!name.trim()) {
-      setNameError(t('triplog.purposes.nameRequired'));
-      return;
-    }
-    try {
-      await create.mutateAsync({ name: name.trim(), description: description.trim() });
-      setName('');
-      setDescription('');
-      setNameError(null);
-    } catch (error) {
-      const field = error instanceof ApiError ? error.fieldError('name') : undefined;
-      if (field) setNameError(field);
-      else await dialogs.showError(errorText(error));
-    }
-  }
+  const adding = usePurposeForm(null, async (input) => {
+    await create.mutateAsync(input);
+    adding.reset();
+  });
 
   return (
     <AppDialog isOpen={isOpen} onOpenChange={(open) => !open && onClose()} title={t('triplog.purposes.title')} className="modal--wide">
@@ -98,10 +81,9 @@ export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: 
       )}
 
       {data?.canCreate && (
-        <form className="triplog-purpose-form" onSubmit={(event) => void add(event)} noValidate>
+        <form className="triplog-purpose-form" onSubmit={adding.submit} noValidate>
           <h3 className="triplog-subtitle">{t('triplog.purposes.add')}</h3>
-          <Field label={t('triplog.purposes.name')} value={name} onChange={setName} maxLength={PURPOSE_MAX} error={nameError} isRequired testId="purpose-name" />
-          <Field label={t('triplog.purposes.description')} value={description} onChange={setDescription} maxLength={DESCRIPTION_MAX} testId="purpose-description" />
+          <PurposeFields form={adding} testId="purpose" />
           <Button type="submit" className="btn btn-primary" isDisabled={create.isPending}>
             {t('triplog.purposes.add')}
           </Button>
@@ -129,35 +111,64 @@ export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: 
   );
 }
 
-/** An administrator renames or describes a default purpose in place; the same rules as adding (unique name, lengths). */
-function PurposeEditForm({ purpose, onDone }: { purpose: DefaultPurpose; onDone: () => void }) {
+/** A default purpose's name and description being written, checked and sent; `run` gets the trimmed values. */
+function usePurposeForm(purpose: DefaultPurpose | null, run: (input: { name: string; description: string }) => Promise<void>) {
   const { t } = useTranslation();
   const dialogs = useDialogs();
-  const update = useUpdatePurpose();
-  const [name, setName] = useState(purpose.name);
-  const [description, setDescription] = useState(purpose.description);
+  const [name, setName] = useState(purpose?.name ?? '');
+  const [description, setDescription] = useState(purpose?.description ?? '');
   const [nameError, setNameError] = useState<string | null>(null);
-
-  async function save(event: FormEvent) {
+  const reset = () => {
+    setName('');
+    setDescription('');
+    setNameError(null);
+  };
+  const submit = (event: FormEvent) => {
     event.preventDefault();
     if (!name.trim()) {
       setNameError(t('triplog.purposes.nameRequired'));
       return;
     }
-    try {
-      await update.mutateAsync({ id: purpose.id, name: name.trim(), description: description.trim() });
-      onDone();
-    } catch (error) {
+    // A taken name is the server's message under the field; anything else is a dialog.
+    run({ name: name.trim(), description: description.trim() }).catch(async (error: unknown) => {
       const field = error instanceof ApiError ? error.fieldError('name') : undefined;
       if (field) setNameError(field);
       else await dialogs.showError(errorText(error));
-    }
-  }
+    });
+  };
+  return { name, setName, description, setDescription, nameError, reset, submit };
+}
 
+function PurposeFields({ form, testId, autoFocus }: { form: ReturnType<typeof usePurposeForm>; testId: string; autoFocus?: boolean }) {
+  const { t } = useTranslation();
   return (
-    <form className="triplog-purpose-form triplog-purpose-edit" onSubmit={(event) => void save(event)} noValidate data-testid={`purpose-edit-${purpose.id}`}>
-      <Field label={t('triplog.purposes.name')} value={name} onChange={setName} maxLength={PURPOSE_MAX} error={nameError} isRequired testId="purpose-edit-name" autoFocus />
-      <Field label={t('triplog.purposes.description')} value={description} onChange={setDescription} maxLength={DESCRIPTION_MAX} testId="purpose-edit-description" />
+    <>
+      <Field
+        label={t('triplog.purposes.name')}
+        value={form.name}
+        onChange={form.setName}
+        maxLength={PURPOSE_MAX}
+        error={form.nameError}
+        isRequired
+        testId={`${testId}-name`}
+        autoFocus={autoFocus}
+      />
+      <Field label={t('triplog.purposes.description')} value={form.description} onChange={form.setDescription} maxLength={DESCRIPTION_MAX} testId={`${testId}-description`} />
+    </>
+  );
+}
+
+/** An administrator renames or describes a default purpose in place; the same rules as adding (unique name, lengths). */
+function PurposeEditForm({ purpose, onDone }: { purpose: DefaultPurpose; onDone: () => void }) {
+  const { t } = useTranslation();
+  const update = useUpdatePurpose();
+  const form = usePurposeForm(purpose, async (input) => {
+    await update.mutateAsync({ id: purpose.id, ...input });
+    onDone();
+  });
+  return (
+    <form className="triplog-purpose-form triplog-purpose-edit" onSubmit={form.submit} noValidate data-testid={`purpose-edit-${purpose.id}`}>
+      <PurposeFields form={form} testId="purpose-edit" autoFocus />
       <div className="triplog-purpose-actions">
         <Button type="submit" className="btn btn-primary" isDisabled={update.isPending}>
           {t('common.save')}
