@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { startGateway, type Gateway } from '../../src/gateway';
+import { buildPacket, encodeCommand, encodeLogin, encodeReply, Gt06Protocol } from '../../src/gateway/gt06';
 import { encodeUdpDatagram } from '../../src/gateway/teltonika';
 import { createTestApp, type TestApp } from '../support/app';
 import { connectDevice, hex, imeiLogin } from '../support/device';
@@ -228,6 +229,33 @@ describe('GT06', () => {
     );
     expect(row!.lat).toBeCloseTo(23.1116683, 6);
     expect(row!.lon).toBeCloseTo(114.409285, 6);
+    device.end();
+  });
+
+  test('queued commands go out as 0x80 frames numbered 1, 2… one at a time, each after the answer to the one before', async () => {
+    const unitId = await addUnit('359339075000011', 'gt06');
+    const commands = gateway.context.commands;
+    const first = await commands.enqueue({ unitId, kind: 'text', payload: 'Relay,1#' });
+    const second = await commands.enqueue({ unitId, kind: 'text', payload: 'WHERE#' });
+    const device = await connectDevice(gateway.ports.gt06);
+    device.write(encodeLogin({ imei: '359339075000011', serial: 1 }));
+    expect(hex(await device.read(10))).toBe(hex(encodeReply(Gt06Protocol.login, 1)));
+    // The first waits for no report: it goes out right after the login's answer, the second not yet.
+    const relay = encodeCommand('Relay,1#', 1);
+    expect(hex(await device.read(relay.length))).toBe(hex(relay));
+    expect((await commands.get(second))?.status).toBe('queued');
+    // The device's answer (0x15: length, server flag, text) stores the response and lets the next command go.
+    const answer = (serial: number, text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      return buildPacket(Gt06Protocol.stringInfo, new Uint8Array([4 + bytes.length, 0, 0, 0, 0, ...bytes]), serial);
+    };
+    device.write(answer(1, 'Cut off the fuel supply: Success!'));
+    const where = encodeCommand('WHERE#', 2);
+    expect(hex(await device.read(where.length))).toBe(hex(where));
+    expect(await commands.get(first)).toMatchObject({ status: 'answered', response: 'Cut off the fuel supply: Success!' });
+    device.write(answer(2, 'Lat:N23.111668,Lon:E114.409285'));
+    for (let i = 0; i < 40 && (await commands.get(second))?.status !== 'answered'; i++) await Bun.sleep(25);
+    expect(await commands.get(second)).toMatchObject({ status: 'answered', response: 'Lat:N23.111668,Lon:E114.409285' });
     device.end();
   });
 
