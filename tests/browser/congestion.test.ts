@@ -48,6 +48,16 @@ describe('congestion report', () => {
     await page.waitForURL('**/user/realtime-tracking');
     await page.goto('/user/create-triplog/congestionreportnew');
     await page.getByRole('heading', { name: 'Trängselskatt', level: 1 }).waitFor();
+    // The trip log's views as tabs, this one current; the other leads back to the trips and its tabs are the same.
+    const views = page.getByRole('navigation', { name: 'Körjournalens vyer' });
+    expect(await views.getByRole('link').allTextContents()).toEqual(['Resor', 'Trängselskatt']);
+    expect(await views.getByRole('link', { name: 'Trängselskatt' }).getAttribute('aria-current')).toBe('page');
+    await views.getByRole('link', { name: 'Resor' }).click();
+    await page.waitForURL('**/user/create-triplog');
+    await page.getByTestId('purposes-open').waitFor();
+    expect(await views.getByRole('link', { name: 'Resor' }).getAttribute('aria-current')).toBe('page');
+    await views.getByRole('link', { name: 'Trängselskatt' }).click();
+    await page.getByRole('heading', { name: 'Trängselskatt', level: 1 }).waitFor();
 
     // This month (March 2026): nothing to show, said plainly.
     await page.getByTestId('congestion-no-data').waitFor();

@@ -1,12 +1,11 @@
 import { useEffect, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { NavLink } from 'react-router';
 import type { CongestionDay, CongestionReport } from '../../../modules/reports/model';
 import { SelectField } from '../../components/Form';
 import { errorText } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
-import { PATHS } from '../../lib/paths';
+import { TriplogTabs } from '../triplog/TriplogTabs';
 import { type ReportPeriod, useCongestionReport, useReportUnits } from './api';
 import { congestionCsv } from './csv';
 import './congestion.css';
@@ -135,14 +134,7 @@ export function CongestionReportPage() {
     <div className="page congestion-page">
       <h1 className="page-title">{t('congestion.title')}</h1>
 
-      <nav className="congestion-tabs" aria-label={t('congestion.views')}>
-        <NavLink to={PATHS.triplog} end className="congestion-tab">
-          {t('congestion.tabTrips')}
-        </NavLink>
-        <NavLink to={PATHS.congestionReport} className="congestion-tab">
-          {t('congestion.title')}
-        </NavLink>
-      </nav>
+      <TriplogTabs />
 
       <div className="congestion-filters">
         <SelectField

@@ -1,13 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { NavLink } from 'react-router';
 import { PURPOSE_MAX, NOTE_MAX, TRIP_TYPES, type TripLogEntry, type TripType } from '../../../modules/trips/model';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { SelectField } from '../../components/Form';
 import { errorText } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
-import { PATHS } from '../../lib/paths';
 import {
   type TripPeriod,
   useAttestedTrips,
@@ -27,6 +25,7 @@ import { ExportMenu } from './ExportMenu';
 import { PairSummary } from './PairSummary';
 import { PurposePicker } from './PurposePicker';
 import { PurposesDialog } from './PurposesDialog';
+import { TriplogTabs } from './TriplogTabs';
 import { monthOf, rangeProblem } from './range';
 import './triplog.css';
 
@@ -210,14 +209,7 @@ export function TriplogPage() {
         </div>
       </div>
 
-      <nav className="triplog-tabs" aria-label={t('triplog.views')}>
-        <NavLink to={PATHS.triplog} end className="triplog-tab">
-          {t('triplog.tabs.trips')}
-        </NavLink>
-        <NavLink to={PATHS.congestionReport} className="triplog-tab">
-          {t('triplog.tabs.congestion')}
-        </NavLink>
-      </nav>
+      <TriplogTabs />
 
       <div className="triplog-filters">
         <SelectField
