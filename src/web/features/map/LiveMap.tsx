@@ -208,6 +208,17 @@ export default function LiveMap() {
     setHistory({ unitId, date: isoDay(new Date()), view: null, loading: true, error: null, time: null, playing: false, speed: 60 });
   };
 
+  // On the map, or beside it when the map cannot be drawn.
+  const popupOf = (unit: TrackedUnit) => (
+    <UnitPopup
+      unit={unit}
+      address={addresses.address(unit)}
+      f={f}
+      now={now}
+      onClose={() => setSelectedId(null)}
+      onHistory={() => openHistory(unit.id)}
+    />
+  );
   const selected = selectedId === null ? undefined : store.get(selectedId);
   const historyUnit = history ? store.get(history.unitId) : undefined;
 
@@ -261,16 +272,7 @@ export default function LiveMap() {
               onReady={(handle) => {
                 handleRef.current = handle;
               }}
-              popup={(unit) => (
-                <UnitPopup
-                  unit={unit}
-                  address={addresses.address(unit)}
-                  f={f}
-                  now={now}
-                  onClose={() => setSelectedId(null)}
-                  onHistory={() => openHistory(unit.id)}
-                />
-              )}
+              popup={popupOf}
             />
           </Suspense>
         )}
@@ -296,16 +298,7 @@ export default function LiveMap() {
           />
         )}
       </section>
-      {selected && mapFailure && (
-        <UnitPopup
-          unit={selected}
-          address={addresses.address(selected)}
-          f={f}
-          now={now}
-          onClose={() => setSelectedId(null)}
-          onHistory={() => openHistory(selected.id)}
-        />
-      )}
+      {selected && mapFailure && popupOf(selected)}
     </div>
   );
 }

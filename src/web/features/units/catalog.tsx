@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Button, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import {
@@ -72,7 +72,6 @@ function useRefresh() {
 function EntryList({ kind, entries }: { kind: CatalogKind; entries: CatalogEntry[] }) {
   const { t } = useTranslation();
   const refresh = useRefresh();
-  const dialogs = useDialogs();
   const [editing, setEditing] = useState<number | 'new' | null>(null);
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -102,16 +101,6 @@ function EntryList({ kind, entries }: { kind: CatalogKind; entries: CatalogEntry
       setBusy(false);
     }
   }
-  async function remove(entry: CatalogEntry) {
-    const confirmed = await dialogs.showMessage({ message: t('units.catalog.confirmDelete', { name: entry.name, count: entry.units }), cancel: true });
-    if (!confirmed) return;
-    try {
-      await request('DELETE', `/api/admin/${kind}/${entry.id}`);
-      await refresh();
-    } catch (error) {
-      await dialogs.showError(errorText(error));
-    }
-  }
 
   const form = (
     <div className="catalog-form" data-testid={`catalog-form-${kind}`}>
@@ -129,39 +118,17 @@ function EntryList({ kind, entries }: { kind: CatalogKind; entries: CatalogEntry
   );
 
   return (
-    <div className="catalog-panel">
-      <ul className="catalog-list" data-testid={`catalog-list-${kind}`}>
-        {entries.map((entry) => (
-          <li key={entry.id}>
-            {editing === entry.id ? (
-              form
-            ) : (
-              <div className="catalog-row">
-                <span className="catalog-name">{entry.name}</span>
-                <span className="access-note">{t('units.catalog.units', { count: entry.units })}</span>
-                {entry.description && <span className="access-note">{entry.description}</span>}
-                <span className="catalog-row-actions">
-                  <Button className="btn btn-link" onPress={() => start(entry)} aria-label={t('units.catalog.renameOf', { name: entry.name })}>
-                    {t('units.catalog.rename')}
-                  </Button>
-                  <Button className="btn btn-link btn-danger" onPress={() => void remove(entry)} aria-label={t('units.catalog.deleteOf', { name: entry.name })}>
-                    {t('units.catalog.delete')}
-                  </Button>
-                </span>
-              </div>
-            )}
-          </li>
-        ))}
-        {entries.length === 0 && <li className="access-note">{t('units.catalog.empty')}</li>}
-      </ul>
-      {editing === 'new' ? (
-        form
-      ) : (
-        <Button className="btn btn-secondary" onPress={() => start(null)} isDisabled={editing !== null}>
-          {t(`units.catalog.add.${kind}`)}
-        </Button>
-      )}
-    </div>
+    <CatalogRows
+      listId={kind}
+      entries={entries}
+      editing={editing}
+      editor={form}
+      onEdit={start}
+      editText={{ label: 'units.catalog.rename', of: 'units.catalog.renameOf' }}
+      deletePath={(entry) => `/api/admin/${kind}/${entry.id}`}
+      details={(entry) => entry.description && <span className="access-note">{entry.description}</span>}
+      addLabel={t(`units.catalog.add.${kind}`)}
+    />
   );
 }
 
@@ -181,7 +148,6 @@ const emptySchedule = (): Schedule => ({ recurrence: 1, startDate: null, days: [
 function ProfileList({ profiles }: { profiles: FeatureProfileView[] }) {
   const { t } = useTranslation();
   const refresh = useRefresh();
-  const dialogs = useDialogs();
   const [editing, setEditing] = useState<number | 'new' | null>(null);
   const [form, setForm] = useState<ProfileForm | null>(null);
   const [errors, setErrors] = useState<FieldMessages>({});
@@ -229,39 +195,75 @@ function ProfileList({ profiles }: { profiles: FeatureProfileView[] }) {
     }
   }
 
-  async function remove(profile: FeatureProfileView) {
-    if (!(await dialogs.showMessage({ message: t('units.catalog.confirmDelete', { name: profile.name, count: profile.units }), cancel: true }))) return;
-    try {
-      await request('DELETE', `/api/admin/feature-profiles/${profile.id}`);
-      await refresh();
-    } catch (error) {
-      await dialogs.showError(errorText(error));
-    }
-  }
 
   const editor = form && (
     <ProfileEditor form={form} errors={errors} onChange={(patch) => setForm({ ...form, ...patch })} onSave={() => void save()} onCancel={() => setEditing(null)} busy={busy} />
   );
   return (
+    <CatalogRows
+      listId="featureProfiles"
+      entries={profiles}
+      editing={editing}
+      editor={editor}
+      onEdit={start}
+      editText={{ label: 'units.catalog.edit', of: 'units.catalog.editOf' }}
+      deletePath={(profile) => `/api/admin/feature-profiles/${profile.id}`}
+      details={(profile) => (
+        <span className="access-note">
+          {t(`units.catalog.greenDriving.${profile.greenDriving}`)}
+          {profile.workingHours ? ` · ${t('units.catalog.every', { count: profile.workingHours.recurrence })}` : ''}
+        </span>
+      )}
+      addLabel={t('units.catalog.add.featureProfiles')}
+    />
+  );
+}
+
+/**
+ * A catalogue's entries, each with its unit count, details, edit and delete (asked first: the units using it are
+ * named by count), and below them the editor of a new entry or the button that opens it. `editing` is the entry whose
+ * `editor` shows in its place, or 'new'.
+ */
+function CatalogRows<Entry extends { id: number; name: string; units: number }>(props: {
+  listId: string;
+  entries: Entry[];
+  editing: number | 'new' | null;
+  editor: ReactNode;
+  onEdit: (entry: Entry | null) => void;
+  editText: { label: string; of: string };
+  deletePath: (entry: Entry) => string;
+  details: (entry: Entry) => ReactNode;
+  addLabel: string;
+}) {
+  const { t } = useTranslation();
+  const refresh = useRefresh();
+  const dialogs = useDialogs();
+  async function remove(entry: Entry) {
+    if (!(await dialogs.showMessage({ message: t('units.catalog.confirmDelete', { name: entry.name, count: entry.units }), cancel: true }))) return;
+    try {
+      await request('DELETE', props.deletePath(entry));
+      await refresh();
+    } catch (error) {
+      await dialogs.showError(errorText(error));
+    }
+  }
+  return (
     <div className="catalog-panel">
-      <ul className="catalog-list" data-testid="catalog-list-featureProfiles">
-        {profiles.map((profile) => (
-          <li key={profile.id}>
-            {editing === profile.id ? (
-              editor
+      <ul className="catalog-list" data-testid={`catalog-list-${props.listId}`}>
+        {props.entries.map((entry) => (
+          <li key={entry.id}>
+            {props.editing === entry.id ? (
+              props.editor
             ) : (
               <div className="catalog-row">
-                <span className="catalog-name">{profile.name}</span>
-                <span className="access-note">{t('units.catalog.units', { count: profile.units })}</span>
-                <span className="access-note">
-                  {t(`units.catalog.greenDriving.${profile.greenDriving}`)}
-                  {profile.workingHours ? ` · ${t('units.catalog.every', { count: profile.workingHours.recurrence })}` : ''}
-                </span>
+                <span className="catalog-name">{entry.name}</span>
+                <span className="access-note">{t('units.catalog.units', { count: entry.units })}</span>
+                {props.details(entry)}
                 <span className="catalog-row-actions">
-                  <Button className="btn btn-link" onPress={() => start(profile)} aria-label={t('units.catalog.editOf', { name: profile.name })}>
-                    {t('units.catalog.edit')}
+                  <Button className="btn btn-link" onPress={() => props.onEdit(entry)} aria-label={t(props.editText.of, { name: entry.name })}>
+                    {t(props.editText.label)}
                   </Button>
-                  <Button className="btn btn-link btn-danger" onPress={() => void remove(profile)} aria-label={t('units.catalog.deleteOf', { name: profile.name })}>
+                  <Button className="btn btn-link btn-danger" onPress={() => void remove(entry)} aria-label={t('units.catalog.deleteOf', { name: entry.name })}>
                     {t('units.catalog.delete')}
                   </Button>
                 </span>
@@ -269,13 +271,13 @@ function ProfileList({ profiles }: { profiles: FeatureProfileView[] }) {
             )}
           </li>
         ))}
-        {profiles.length === 0 && <li className="access-note">{t('units.catalog.empty')}</li>}
+        {props.entries.length === 0 && <li className="access-note">{t('units.catalog.empty')}</li>}
       </ul>
-      {editing === 'new' ? (
-        editor
+      {props.editing === 'new' ? (
+        props.editor
       ) : (
-        <Button className="btn btn-secondary" onPress={() => start(null)} isDisabled={editing !== null}>
-          {t('units.catalog.add.featureProfiles')}
+        <Button className="btn btn-secondary" onPress={() => props.onEdit(null)} isDisabled={props.editing !== null}>
+          {props.addLabel}
         </Button>
       )}
     </div>
