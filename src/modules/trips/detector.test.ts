@@ -179,4 +179,29 @@ describe('the machine resumes from a snapshot', () => {
     if (last.trip) closed.push(last.trip);
     expect(closed).toEqual(whole);
   });
+
+  test('a snapshot shares nothing with the machine: feeding on changes neither the snapshot taken nor the one resumed from', () => {
+    const drive = scriptDrive({ start: '2026-02-10T06:00:00Z', odometerM: 5_000 }, [
+      { park: 300 },
+      { move: 600, speedKmh: 60 },
+      { idle: 120 },
+      { move: 600, speedKmh: 60 },
+      { park: 720 },
+    ]);
+    const machine = new TripMachine(params, 'ignition');
+    // Fed until stopped mid-drive: an open trip with its stop's frozen accumulator, every nested part of the state there.
+    let fed = 0;
+    while (fed < drive.length && !machine.snapshot().trip?.idle) machine.push(drive[fed++]!);
+    const taken = machine.snapshot();
+    expect(taken.trip?.idle?.frozen.last).toBeDefined();
+    expect(fed).toBeLessThan(drive.length);
+    const before = JSON.stringify(taken);
+    const resumed = new TripMachine(params, 'ignition', taken);
+    for (const p of drive.slice(fed)) {
+      machine.push(p);
+      resumed.push(p);
+    }
+    expect(JSON.stringify(taken)).toBe(before);
+    expect(resumed.closed).toEqual(machine.closed);
+  });
 });
