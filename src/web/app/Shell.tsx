@@ -158,7 +158,7 @@ function Header({ session, brand, sidebarOpen, onToggle }: { session: Session; b
     try {
       await api.post('/api/logout');
       clearSession();
-      navigate('/', { replace: true });
+      navigate(PATHS.login, { replace: true });
     } catch (error) {
       setBusy(false);
       await dialogs.showError(errorText(error));

@@ -24,7 +24,7 @@ import { Shell } from './Shell';
 /** Protected routes send anonymous visitors to / (spec §2). */
 function RequireUser() {
   const session = useSession();
-  return session ? <Outlet /> : <Navigate to="/" replace />;
+  return session ? <Outlet /> : <Navigate to={PATHS.login} replace />;
 }
 
 /** Login and register send a signed-in user to the map, or the trip log when the map is off. */

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { BrandLogo, useBrand } from '../brands/BrandProvider';
+import { PATHS } from '../lib/paths';
 import { LanguagePicker } from './LanguagePicker';
 
 /** The frame of the public pages other than login: logo, language picker, one card, footer. */
@@ -11,7 +12,7 @@ export function PublicLayout({ title, children, wide = false }: { title: string;
   return (
     <div className="public-page">
       <header className="public-header">
-        <Link to="/" className="public-logo-link" aria-label={t('common.toLogin', { brand: brand.name })}>
+        <Link to={PATHS.login} className="public-logo-link" aria-label={t('common.toLogin', { brand: brand.name })}>
           <BrandLogo brand={brand} />
         </Link>
         <LanguagePicker />

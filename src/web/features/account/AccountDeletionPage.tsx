@@ -5,6 +5,7 @@ import { useBrand } from '../../brands/BrandProvider';
 import { Banner } from '../../components/Form';
 import { PublicLayout } from '../../components/PublicLayout';
 import { api, errorText } from '../../lib/api';
+import { PATHS } from '../../lib/paths';
 
 interface ContactAddress {
   email: string;
@@ -38,7 +39,7 @@ export function AccountDeletionPage() {
         </address>
       )}
       <p className="auth-links">
-        <Link to="/">{t('common.backToLogin')}</Link>
+        <Link to={PATHS.login}>{t('common.backToLogin')}</Link>
       </p>
     </PublicLayout>
   );

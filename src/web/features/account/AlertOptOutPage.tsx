@@ -7,6 +7,7 @@ import { useBrand } from '../../brands/BrandProvider';
 import { Banner, CheckboxField, Field } from '../../components/Form';
 import { PublicLayout } from '../../components/PublicLayout';
 import { api, errorText } from '../../lib/api';
+import { PATHS } from '../../lib/paths';
 import { check, type FieldMessages } from '../../lib/validation';
 
 /** Spec §2/§6/§8: an alarm receiver removes themselves with e-mail and password; failure in a red banner. */
@@ -61,7 +62,7 @@ export function AlertOptOutPage() {
         </form>
       )}
       <p className="auth-links">
-        <Link to="/">{t('common.backToLogin')}</Link>
+        <Link to={PATHS.login}>{t('common.backToLogin')}</Link>
       </p>
     </PublicLayout>
   );

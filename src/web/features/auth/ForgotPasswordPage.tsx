@@ -9,6 +9,7 @@ import { PublicLayout } from '../../components/PublicLayout';
 import { api, errorText, isApiError } from '../../lib/api';
 import { setFlash } from '../../lib/flash';
 import { currentLanguage } from '../../lib/i18n';
+import { PATHS } from '../../lib/paths';
 import { check } from '../../lib/validation';
 
 /** Spec §2/§4: request a reset link; success sets the banner flag and goes to /. */
@@ -34,7 +35,7 @@ export function ForgotPasswordPage() {
     try {
       await api.post('/api/password/forgot', parsed.data);
       setFlash('resetLinkSent');
-      navigate('/', { replace: true });
+      navigate(PATHS.login, { replace: true });
     } catch (caught) {
       const field = isApiError(caught) ? caught.fieldError('email_address') : undefined;
       if (field) setError(field);
@@ -54,7 +55,7 @@ export function ForgotPasswordPage() {
           {t('forgot.submit')}
         </Button>
         <p className="auth-links">
-          <Link to="/">{t('common.backToLogin')}</Link>
+          <Link to={PATHS.login}>{t('common.backToLogin')}</Link>
         </p>
       </form>
     </PublicLayout>

@@ -37,7 +37,7 @@ export function ResetPasswordPage() {
     try {
       await api.post('/api/password/reset', parsed.data);
       setFlash('passwordChanged');
-      navigate('/', { replace: true });
+      navigate(PATHS.login, { replace: true });
     } catch (caught) {
       if (isApiError(caught) && Object.keys(caught.fields).length > 0) {
         setErrors({
@@ -89,7 +89,7 @@ export function ResetPasswordPage() {
           {t('reset.submit')}
         </Button>
         <p className="auth-links">
-          <Link to="/">{t('common.backToLogin')}</Link>
+          <Link to={PATHS.login}>{t('common.backToLogin')}</Link>
         </p>
       </form>
     </PublicLayout>

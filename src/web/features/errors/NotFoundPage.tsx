@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { BrandLogo, useBrand } from '../../brands/BrandProvider';
+import { PATHS } from '../../lib/paths';
 import { landingPath, useSession } from '../../lib/session';
 
 function NotFoundBody() {
@@ -13,7 +14,7 @@ function NotFoundBody() {
       </p>
       <h1 id="not-found-title">{t('notFound.title')}</h1>
       <p>{t('notFound.text')}</p>
-      <Link className="btn btn-primary" to={session ? landingPath(session.user) : '/'}>
+      <Link className="btn btn-primary" to={session ? landingPath(session.user) : PATHS.login}>
         {session ? t('notFound.back') : t('notFound.toLogin')}
       </Link>
     </section>

@@ -9,6 +9,7 @@ import { useDialogs } from '../../components/Dialogs';
 import { CheckboxField, Field } from '../../components/Form';
 import { api, errorText, isApiError } from '../../lib/api';
 import { setFlash } from '../../lib/flash';
+import { PATHS } from '../../lib/paths';
 import { check, type FieldMessages } from '../../lib/validation';
 
 interface OldFormData {
@@ -110,7 +111,7 @@ export function OldRegistrationForm() {
     try {
       await api.post('/api/register', body);
       setFlash('registered');
-      navigate('/', { replace: true });
+      navigate(PATHS.login, { replace: true });
     } catch (caught) {
       if (isApiError(caught) && Object.keys(caught.fields).length > 0) {
         const fieldErrors: FieldMessages = {};
@@ -166,7 +167,7 @@ export function OldRegistrationForm() {
         </CheckboxField>
       )}
       <div className="form-actions">
-        <Link className="btn btn-secondary" to="/">
+        <Link className="btn btn-secondary" to={PATHS.login}>
           {t('common.cancel')}
         </Link>
         <Button type="submit" className="btn btn-primary" isDisabled={busy}>

@@ -11,6 +11,7 @@ import { CheckboxField, Field, SelectField } from '../../components/Form';
 import { api, errorText, isApiError } from '../../lib/api';
 import { setFlash } from '../../lib/flash';
 import { currentLanguage, translateMessage } from '../../lib/i18n';
+import { PATHS } from '../../lib/paths';
 import { countryByCode, countryName, countryOptions } from './countries';
 import { clearProgress, loadProgress, saveProgress } from './progress';
 import {
@@ -155,7 +156,7 @@ export function RegistrationWizard() {
       stopSaving.current = true;
       clearProgress();
       setFlash('registered');
-      navigate('/', { replace: true });
+      navigate(PATHS.login, { replace: true });
     } catch (caught) {
       if (isApiError(caught) && Object.keys(caught.fields).length > 0) {
         const fieldErrors: StepErrors = {};
@@ -578,7 +579,7 @@ export function RegistrationWizard() {
               {t('common.back')}
             </Button>
           ) : (
-            <Link className="btn btn-secondary" to="/">
+            <Link className="btn btn-secondary" to={PATHS.login}>
               {t('common.cancel')}
             </Link>
           )}
