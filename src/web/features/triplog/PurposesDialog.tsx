@@ -23,7 +23,7 @@ export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: 
   const remove = useDeletePurpose();
   const settings = usePurposeSettings();
   /** The purpose being renamed or described (administrators), one at a time. */
-  const [editing, setEditing] = useState<DefaultPurpose | null>(null);
+  const [editingId, setEditingId] = useState<number | null>(null);
   const data = catalog.data;
   const adding = usePurposeForm(null, async (input) => {
     await create.mutateAsync(input);
@@ -37,9 +37,9 @@ export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: 
       {data && data.purposes.length > 0 && (
         <ul className="triplog-purpose-list" data-testid="purpose-list">
           {data.purposes.map((purpose) =>
-            editing?.id === purpose.id ? (
+            editingId === purpose.id ? (
               <li key={purpose.id}>
-                <PurposeEditForm purpose={purpose} onDone={() => setEditing(null)} />
+                <PurposeEditForm purpose={purpose} onDone={() => setEditingId(null)} />
               </li>
             ) : (
               <li key={purpose.id}>
@@ -51,9 +51,9 @@ export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: 
                   <span className="triplog-purpose-actions">
                     <Button
                       className="btn btn-secondary triplog-small"
-                      isDisabled={editing !== null}
+                      isDisabled={editingId !== null}
                       aria-label={t('triplog.purposes.editNamed', { name: purpose.name })}
-                      onPress={() => setEditing(purpose)}
+                      onPress={() => setEditingId(purpose.id)}
                     >
                       {t('triplog.purposes.edit')}
                     </Button>

@@ -195,7 +195,6 @@ function ProfileList({ profiles }: { profiles: FeatureProfileView[] }) {
     }
   }
 
-
   const editor = form && (
     <ProfileEditor form={form} errors={errors} onChange={(patch) => setForm({ ...form, ...patch })} onSave={() => void save()} onCancel={() => setEditing(null)} busy={busy} />
   );
