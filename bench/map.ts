@@ -474,6 +474,16 @@ async function panFrames(on: Page, center: [number, number], zoom: number, secon
   );
 }
 
+/** Long animation frames in one line: how many, their time, the rendering part of it and the scripts that took most. */
+function longFramesSummary(long: Array<{ duration: number; render: number; scripts: Array<[string, number]> }>): string {
+  const byScript = new Map<string, number>();
+  for (const frame of long) for (const [name, duration] of frame.scripts) byScript.set(name, (byScript.get(name) ?? 0) + duration);
+  const total = Math.round(long.reduce((sum, frame) => sum + frame.duration, 0));
+  const rendering = Math.round(long.reduce((sum, frame) => sum + frame.render, 0));
+  const top = [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([name, duration]) => `${name} ${Math.round(duration)} ms`);
+  return `${long.length}, ${total} ms in all, ${rendering} ms of it rendering; scripts: ${top.join(', ') || 'none'}`;
+}
+
 const scenarios: Array<{ name: string; center: [number, number]; zoom: number }> = [
   { name: 'Stockholm, zoom 14 (default view)', center: [18.0686, 59.3293], zoom: 14 },
   { name: 'Stockholm, zoom 11 (city-wide)', center: [18.0686, 59.3293], zoom: 11 },
@@ -485,12 +495,7 @@ for (const scenario of scenarios) {
   if (profilePan) await cdp.send('Profiler.start');
   const { deltas, units, clusters, zoom, bounds, long } = await panFrames(page, scenario.center, scenario.zoom, panSeconds);
   if (profilePan) printProfile(`panning ${scenario.name}`, (await cdp.send('Profiler.stop')).profile);
-  const byScript = new Map<string, number>();
-  for (const frame of long) for (const [name, duration] of frame.scripts) byScript.set(name, (byScript.get(name) ?? 0) + duration);
-  const longTotal = Math.round(long.reduce((sum, frame) => sum + frame.duration, 0));
-  const renderTotal = Math.round(long.reduce((sum, frame) => sum + frame.render, 0));
-  const topScripts = [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([name, duration]) => `${name} ${Math.round(duration)} ms`);
-  console.log(`  long animation frames (> 50 ms): ${long.length}, ${longTotal} ms in all, ${renderTotal} ms of it rendering; scripts: ${topScripts.join(', ') || 'none'}`);
+  console.log(`  long animation frames (> 50 ms): ${longFramesSummary(long)}`);
   if (units + clusters === 0) console.log(`  nothing drawn at zoom ${zoom.toFixed(2)}, bounds ${JSON.stringify(bounds)}`);
   panResults.push({ name: scenario.name, p50: percentile(deltas, 50), p95: percentile(deltas, 95), frames: deltas.length, units, clusters });
   console.log(`panning ${scenario.name}: p50 ${percentile(deltas, 50).toFixed(1)} ms, p95 ${percentile(deltas, 95).toFixed(1)} ms (${deltas.length} frames; ${units} markers, ${clusters} clusters drawn)`);
@@ -612,14 +617,7 @@ console.log(`  hub send to page p50/p95     ${ms(percentile(socketLag, 50))} / $
 const toLayers = after.drawn.map(([, receivedAt, layersSetAt]) => layersSetAt - receivedAt);
 const toRender = after.drawn.map(([, , layersSetAt, drawn]) => drawn - layersSetAt);
 console.log(`  page receive to layers p50/p95 ${ms(percentile(toLayers, 50))} / ${ms(percentile(toLayers, 95))}; layers to rendered ${ms(percentile(toRender, 50))} / ${ms(percentile(toRender, 95))}`);
-{
-  const byScript = new Map<string, number>();
-  for (const frame of after.long) for (const [name, duration] of frame.scripts) byScript.set(name, (byScript.get(name) ?? 0) + duration);
-  const top = [...byScript].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, duration]) => `${name} ${Math.round(duration)} ms`);
-  const total = Math.round(after.long.reduce((sum, frame) => sum + frame.duration, 0));
-  const rendering = Math.round(after.long.reduce((sum, frame) => sum + frame.render, 0));
-  console.log(`  long animation frames meanwhile: ${after.long.length}, ${total} ms in all, ${rendering} ms of it rendering; scripts: ${top.join(', ') || 'none'}`);
-}
+console.log(`  long animation frames meanwhile: ${longFramesSummary(after.long)}`);
 if (baseline) {
   // Below 1: the portal is faster than the baseline; the same machine, load and browser, minutes apart.
   const ratio = (portal: number, base: number) => (base > 0 ? (portal / base).toFixed(2) : 'n/a');
