@@ -4,7 +4,7 @@
  * them, and the memory per connection. Target: 10,000 connections with RSS under 1 GiB.
  */
 import { startGateway } from '../src/gateway';
-import { createCommandService } from '../src/modules/io/commands';
+import { createCommandService } from '../src/modules/io/service';
 import { argument, benchPlatform, openBenchDatabase, seedUnits } from './support';
 
 const connections = Number(argument('connections', '10000'));

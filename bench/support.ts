@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { demoImei } from '../src/demo/seed';
-import { ensurePositionPartitions } from '../src/jobs';
+import { ensurePositionPartitions } from '../src/modules/tracking/service';
 import { systemClock } from '../src/lib/clock';
 import { loadConfig } from '../src/lib/config';
 import { type DatabaseHandle, openPglite, openPostgres } from '../src/lib/db/client';
@@ -11,6 +11,8 @@ import { migrate } from '../src/lib/db/migrate';
 import { EventBus } from '../src/lib/events';
 import { createLogger } from '../src/lib/log';
 import { createMailer } from '../src/lib/mail';
+import { JobQueue, type JobQueueOptions } from '../src/lib/queue';
+import { Outbox } from '../src/lib/outbox';
 import type { Platform } from '../src/lib/platform';
 
 /**
@@ -33,18 +35,28 @@ export async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<{ 
   return { database: await openPostgres(benchUrl.toString(), 8), label: `PostgreSQL (${benchUrl.host})` };
 }
 
-/** A platform over the database with quiet logging and no mail server; otherwise the product's defaults (raw frames kept). */
-export async function benchPlatform(database: DatabaseHandle, env: Record<string, string> = {}): Promise<Platform> {
+/**
+ * A platform over the database with quiet logging and the mail server `env` names (none: the embedded outbox); otherwise
+ * the product's defaults (raw frames kept), or the job queue's settings a bench asks for.
+ */
+export async function benchPlatform(
+  database: DatabaseHandle,
+  env: Record<string, string> = {},
+  options: { logLevel?: 'warn' | 'error'; queue?: Pick<JobQueueOptions, 'leaseMs' | 'concurrency' | 'backoffMs'> } = {},
+): Promise<Platform> {
   await migrate(database);
-  const config = loadConfig({ LOG_LEVEL: 'warn', ...env });
-  const log = createLogger('warn');
+  const logLevel = options.logLevel ?? 'warn';
+  const config = loadConfig({ LOG_LEVEL: logLevel, ...env });
+  const log = createLogger(logLevel);
   const platform: Platform = {
     config,
     database,
     clock: systemClock,
     log,
     events: new EventBus(() => {}),
-    mailer: createMailer({ from: config.MAIL_FROM, database, log }),
+    outbox: new Outbox({ database, clock: systemClock, log }),
+    queue: new JobQueue({ database, clock: systemClock, log, ...options.queue }),
+    mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, database, log }),
   };
   await ensurePositionPartitions(platform);
   return platform;

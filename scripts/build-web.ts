@@ -31,6 +31,20 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<void>
     for (const log of result.logs) console.error(log);
     throw new Error('web build failed');
   }
+  // The service worker keeps a fixed name at the root: its URL is its identity and its scope is the whole app.
+  const worker = await Bun.build({
+    entrypoints: [join(webDir, 'sw.ts')],
+    outdir,
+    target: 'browser',
+    minify: true,
+    sourcemap: 'none',
+    naming: { entry: 'sw.js' },
+  });
+  if (!worker.success) {
+    for (const log of worker.logs) console.error(log);
+    throw new Error('service worker build failed');
+  }
+  result.outputs.push(...worker.outputs);
   const publicDir = join(webDir, 'public');
   if (existsSync(publicDir)) cpSync(publicDir, outdir, { recursive: true });
   precompress(outdir);

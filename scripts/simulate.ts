@@ -22,6 +22,8 @@ import { migrate } from '../src/lib/db/migrate';
 import { EventBus } from '../src/lib/events';
 import { createLogger } from '../src/lib/log';
 import { systemClock } from '../src/lib/clock';
+import { JobQueue } from '../src/lib/queue';
+import { Outbox } from '../src/lib/outbox';
 import { createMailer } from '../src/lib/mail';
 
 const { values } = parseArgs({
@@ -65,7 +67,16 @@ if (values.register) {
   const database = await openDatabase(config);
   await migrate(database);
   const events = new EventBus(() => {});
-  await seedDemo({ config, database, log, events, clock: systemClock, mailer: createMailer({ from: config.MAIL_FROM, database, log }) });
+  await seedDemo({
+    config,
+    database,
+    log,
+    events,
+    outbox: new Outbox({ database, clock: systemClock, log }),
+    queue: new JobQueue({ database, clock: systemClock, log }),
+    clock: systemClock,
+    mailer: createMailer({ from: config.MAIL_FROM, database, log }),
+  });
   await database.close();
 }
 

@@ -1,107 +1,85 @@
 import { join } from 'node:path';
-import { openapi } from '@elysiajs/openapi';
-import { Elysia } from 'elysia';
-import { z } from 'zod';
-import { apiCompression, apiErrors } from './lib/api';
+import { type AnyElysia, Elysia } from 'elysia';
+import { apiCompression, apiErrors, requestLimits } from './lib/api';
+import { apiDocs } from './lib/api-docs';
+import { securityHeaders } from './lib/security-headers';
 import { currentSchemaVersion } from './lib/db/migrate';
 import { ping } from './lib/db/client';
+import { createGeocoder } from './lib/geocoding';
 import { ok } from './lib/http';
 import type { Platform } from './lib/platform';
-import { authRoutes } from './modules/auth';
-import { createAuthService } from './modules/auth/service';
-import { brandRoutes } from './modules/brands';
-import { createBrandService } from './modules/brands/service';
-import { accountRoutes, createPurposeService, purposeRoutes } from './modules/accounts';
-import { createAccountService } from './modules/accounts/service';
-import { unitRoutes } from './modules/units';
-import { createUnitService } from './modules/units/service';
-import { trackingRoutes } from './modules/tracking';
-import { LiveHub } from './modules/tracking/live';
-import { createTrackingService } from './modules/tracking/service';
+import { createModuleServices, defineModule, moduleJobs, moduleRoutes, moduleSubscriptions, stopModules } from './composition';
+import { accountSettingsModule, accountsModule, catalogModule, purposesModule, userBulkModule } from './modules/accounts';
+import { auditModule } from './modules/audit';
+import { authModule, publicRateLimits } from './modules/auth';
+import { bookingsModule } from './modules/bookings';
+import { brandsModule } from './modules/brands';
+import { geofencesModule } from './modules/geofences';
+import { alarmReceiversModule } from './modules/alarm-receivers';
+import { alarmsModule } from './modules/alarms';
+import { bleDevicesModule, commandsModule } from './modules/io';
+import { placesModule } from './modules/places';
+import { reportsModule } from './modules/reports';
+import { liveModule, trackingModule } from './modules/tracking';
+import { tripSummariesModule, tripsModule } from './modules/trips';
+import { unitsModule } from './modules/units';
+import { notificationsModule } from './modules/notifications';
+import { preferencesModule } from './modules/preferences';
+import { supportModule } from './modules/support';
 import { webRoutes } from './web/serve';
-import { createCommandService } from './modules/io/commands';
-import { tripRoutes } from './modules/trips';
-import { createTripService } from './modules/trips/service';
-import { placeRoutes } from './modules/places';
-import { createPlaceService } from './modules/places/service';
-import { createTripSummaries, tripSummaryRoutes } from './modules/trips/summaries';
-import { DEFAULT_DETECTION_PARAMS } from './modules/trips/detector';
-import { DEFAULT_TRIP_TYPE } from './modules/trips/model';
-import { reportRoutes } from './modules/reports';
-import { createReportService } from './modules/reports/service';
 
 export const VERSION = '0.1.0';
 
-/** Builds every module's service and the HTTP API on top of one platform. */
+/** One geocoder (and its cache) for places, trip addresses and the map's address look-ups. */
+const geocoderModule = defineModule({
+  name: 'geocoder',
+  needs: [],
+  create: (platform) => createGeocoder(platform.config, platform.database, platform.log),
+});
+
+/** Every module, each after the services it is created from. */
+export const MODULES = [
+  brandsModule,
+  authModule,
+  commandsModule,
+  bleDevicesModule,
+  catalogModule,
+  unitsModule,
+  accountsModule,
+  accountSettingsModule,
+  userBulkModule,
+  purposesModule,
+  geocoderModule,
+  placesModule,
+  tripsModule,
+  tripSummariesModule,
+  trackingModule,
+  liveModule,
+  geofencesModule,
+  alarmReceiversModule,
+  reportsModule,
+  supportModule,
+  notificationsModule,
+  bookingsModule,
+  preferencesModule,
+  auditModule,
+  // After the services it raises and delivers through: units, tracking, live, notifications, alarm receivers.
+  alarmsModule,
+] as const;
+
+/** Builds every module's service on top of one platform. */
 export async function createServices(platform: Platform) {
-  const brands = createBrandService(platform.database.db);
-  const auth = await createAuthService(platform, brands);
-  const commands = createCommandService(platform.database, platform.events, platform.clock);
-  const units = createUnitService(platform.database.db, { platform, commands, brands });
-  const accounts = createAccountService(platform, units, brands);
-  const trips = createTripService(platform, units);
-  // Places categorize trips by their rules and name the trips' ends; the trip log sees them only through this port.
-  const places = createPlaceService(platform, units, trips.geocoder);
-  trips.connectPlaces(places.tripPort());
-  const purposes = createPurposeService(platform);
-  const tripSummaries = createTripSummaries(platform, trips);
-  units.connect({
-    liveStates: (unitIds) => tracking.liveStates(unitIds),
-    checkedInDrivers: (unitIds) => trips.checkedInDrivers(unitIds),
-    timeTillParked: {
-      get: async (unitId) => (await trips.settings(unitId)).timeTillParkedS,
-      set: async (unitId, seconds) => {
-        // The trip log keeps all overrides in one row: carry the others over, and a value equal to the default stays a default.
-        const current = await trips.settings(unitId);
-        const unchanged = (key: keyof typeof DEFAULT_DETECTION_PARAMS) => (current[key] === DEFAULT_DETECTION_PARAMS[key] ? null : current[key]);
-        await trips.updateSettings(unitId, {
-          detection: unchanged('detection') as 'auto' | 'ignition' | 'motion' | null,
-          minDistanceM: unchanged('minDistanceM') as number | null,
-          minDurationS: unchanged('minDurationS') as number | null,
-          maxGapS: unchanged('maxGapS') as number | null,
-          movingSpeedKmh: unchanged('movingSpeedKmh') as number | null,
-          defaultTripType: current.defaultTripType === DEFAULT_TRIP_TYPE ? null : current.defaultTripType,
-          timeTillParkedS: seconds,
-        });
-      },
-    },
-  });
-  const tracking = createTrackingService(
-    { database: platform.database, clock: platform.clock, units, geocoder: trips.geocoder },
-    {
-      // Spec §5: private trips never on the map. A trip that began the evening before still counts.
-      hiddenIntervals: async (actor, unitId, from, to) => {
-        // An administrator sees a locked car in working hours without reading its trip log: its private trips stay hidden all the same.
-        const reader = (await units.canReadTracks(actor, unitId)) ? actor : { ...actor, role: 'support' as const };
-        const list = await trips.list(reader, { unitId, from: new Date(from.getTime() - 86_400_000).toISOString(), to: to.toISOString() });
-        return list.trips.filter((trip) => trip.type === 'private').map((trip) => ({ from: new Date(trip.startTime), to: new Date(trip.stopTime) }));
-      },
-      // Spec §6: ordinary users see only their units; locked benefit/private cars follow the access rules.
-      unitAccess: (actor, unitIds) => units.mapAccess(actor, unitIds),
-      visibleUnits: (actor) => units.visibleUnitIds(actor),
-      checkedInDrivers: (accountId) => trips.checkedInDriversOfAccount(accountId),
-    },
-  );
-  const live = new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log });
-  const reports = createReportService({ clock: platform.clock, units, tracking, trips });
-  return { brands, auth, commands, units, accounts, tracking, live, trips, places, purposes, tripSummaries, reports };
+  return createModuleServices(platform, MODULES);
 }
 export type Services = Awaited<ReturnType<typeof createServices>>;
 
 export function createApi(platform: Platform, services: Services) {
-  return new Elysia()
+  const api = new Elysia()
+    .use(securityHeaders(platform.config.PUBLIC_URL))
+    .use(requestLimits())
     .use(apiErrors(platform.log))
     .use(apiCompression())
-    .use(
-      openapi({
-        path: '/api/docs',
-        mapJsonSchema: { zod: (schema: z.ZodType) => z.toJSONSchema(schema, { unrepresentable: 'any', io: 'input' }) },
-        documentation: {
-          info: { title: 'Fleet portal API', version: VERSION },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-        },
-      }),
-    )
+    .use(apiDocs({ enabled: platform.config.API_DOCS, title: 'Fleet portal API', version: VERSION }))
     .get(
       '/api/health',
       async () =>
@@ -116,15 +94,24 @@ export function createApi(platform: Platform, services: Services) {
     .get('/api/config/public', () =>
       ok({ alertNumbersParentAccountId: platform.config.ALERT_NUMBERS_PARENT_ACCOUNT_ID ?? null, version: VERSION }),
     )
-    .use(authRoutes(services.auth))
-    .use(brandRoutes(services.brands, services.auth))
-    .use(accountRoutes(services.accounts))
-    .use(purposeRoutes(services.purposes, services.auth))
-    .use(unitRoutes(services.units, services.auth))
-    .use(trackingRoutes(services.tracking, services.live, services.auth))
-    .use(tripRoutes(services.trips, services.auth))
-    .use(placeRoutes(services.places, services.auth))
-    .use(tripSummaryRoutes(services.tripSummaries, services.auth))
-    .use(reportRoutes(services.reports, services.auth))
-    .use(webRoutes(join(import.meta.dir, 'web/dist')));
+    // Rate limits before any route parses its input, so malformed requests count too.
+    .use(publicRateLimits(services.auth));
+  // Each module's routes in list order, then the web app for every other path.
+  const routed = moduleRoutes(MODULES, services).reduce<AnyElysia>((app, routes) => app.use(routes), api);
+  return routed.use(webRoutes(join(import.meta.dir, 'web/dist')));
+}
+
+/** Every module's scheduled jobs, for the job scheduler. */
+export function servicesJobs(platform: Platform, services: Services) {
+  return moduleJobs(MODULES, services, platform);
+}
+
+/** Every module's durable-event subscriptions, for the outbox. */
+export function servicesSubscriptions(platform: Platform, services: Services) {
+  return moduleSubscriptions(MODULES, services, platform);
+}
+
+/** Closes what the modules hold open (shutdown, and a test's app). */
+export function stopServices(services: Services) {
+  return stopModules(MODULES, services);
 }

@@ -1,3 +1,4 @@
+import { servicesJobs, stopServices } from './app';
 import { assemble, openDatabase } from './bootstrap';
 import { seedDemo } from './demo/seed';
 import { startGateway } from './gateway';
@@ -7,6 +8,7 @@ import { JobScheduler } from './jobs/scheduler';
 import { ConfigError, demoEnabled, loadConfig } from './lib/config';
 import { SchemaTooNewError } from './lib/db/migrate';
 import { createLogger } from './lib/log';
+import { SERVER_MAX_BODY_BYTES } from './lib/api';
 
 /** Composition root: one process serves the API, the web app, the tracker gateway and the jobs. */
 async function main() {
@@ -14,13 +16,15 @@ async function main() {
   const log = createLogger(config.LOG_LEVEL);
   const database = await openDatabase(config);
   const { platform, services, api } = await assemble(config, database, { log });
-  const server = api.listen({ hostname: config.HOST, port: config.PORT });
+  const server = api.listen({ hostname: config.HOST, port: config.PORT, maxRequestBodySize: SERVER_MAX_BODY_BYTES });
 
-  const gateway = config.GATEWAY ? await startGateway(platform, services.commands) : null;
-  const scheduler = config.JOBS ? new JobScheduler(database, [...platformJobs(platform), ...services.trips.jobs()], log) : null;
+  const gateway = config.GATEWAY ? await startGateway(platform, services.commands, undefined, { storedBatchHooks: services.tracking.storedBatchHooks }) : null;
+  const scheduler = config.JOBS ? new JobScheduler(database, [...platformJobs(platform), ...servicesJobs(platform, services)], log) : null;
   if (scheduler) {
     await scheduler.register();
     scheduler.start();
+    await platform.outbox.start();
+    await platform.queue.start();
   }
   let fleet: ReturnType<typeof startFleet> | null = null;
   if (demoEnabled(config)) {
@@ -52,9 +56,11 @@ async function main() {
     await fleet?.stop();
     services.live.stop(); // open maps get a clean 1001 close
     scheduler?.stop();
+    if (scheduler) await Promise.all([platform.outbox.stop(), platform.queue.stop()]); // lets a running delivery or job finish
     await gateway?.stop(); // drains the ingest queue: everything acknowledged is on disk
     await services.trips.idle(); // lets a running trip detection finish
     await server.stop();
+    await stopServices(services); // e.g. the rate limits' Redis connection
     await database.close();
     process.exit(0);
   };

@@ -11,8 +11,8 @@ import { type GeoJSONSource, Map as MapLibre, setWorkerUrl } from 'maplibre-gl';
 import mapLibreCss from 'maplibre-gl/dist/maplibre-gl.css' with { type: 'text' };
 import mapLibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs' with { type: 'file' };
 import type { LiveMessage, TrackedUnitList } from '../../src/modules/tracking/model';
-import { DEFAULT_CENTER, DEFAULT_ZOOM, offlineStyle } from '../../src/web/features/map/basemap';
-import { CLUSTER_MAX_ZOOM } from '../../src/web/features/map/cluster-worker';
+import { DEFAULT_CENTER, DEFAULT_ZOOM, offlineStyle } from '../../src/web/components/map/basemap';
+import { CLUSTER_MAX_ZOOM, CLUSTER_RADIUS_PX } from '../../src/web/components/map/clustering';
 
 export interface BaselineProbe {
   map: MapLibre;
@@ -56,7 +56,7 @@ const listed = fetch('/api/tracking/units', { headers: { accept: 'application/js
   });
 
 map.on('load', async () => {
-  map.addSource('units', { type: 'geojson', data: { type: 'FeatureCollection', features: [] }, cluster: true, clusterRadius: 56, clusterMaxZoom: CLUSTER_MAX_ZOOM });
+  map.addSource('units', { type: 'geojson', data: { type: 'FeatureCollection', features: [] }, cluster: true, clusterRadius: CLUSTER_RADIUS_PX, clusterMaxZoom: CLUSTER_MAX_ZOOM });
   map.addLayer({
     id: 'clusters',
     type: 'circle',

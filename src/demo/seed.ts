@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Platform } from '../lib/platform';
-import { hashPassword } from '../modules/auth/service';
+import { hashPassword } from '../lib/password';
+import { CITIES, SimulatedVehicle } from '../gateway/simulator/vehicle';
 
 /** A demo tracker: its IMEI, the protocol the simulator speaks for it and what the unit is called. */
 export interface DemoDevice {
@@ -73,6 +74,29 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
       );
       devices.push({ unitId: unit!.id, imei, protocol });
     }
+    // --- Theft mode (spec §4): a Scout v2 boat tracker in theft mode since the demo began, its 24 h mode to return when
+    // switched off. The simulator drives it, so its positions are security events (unit.theft_movement) at once.
+    const boatImei = '350000009000001';
+    await query(
+      `INSERT INTO tracker_stock (imei, model, protocol, subsite_id, device_kind) VALUES ($1, 'Scout v2', 'teltonika', 0, 'battery') ON CONFLICT (imei) DO NOTHING`,
+      [boatImei],
+    );
+    const [boat] = await query<{ id: number; created: boolean }>(
+      `INSERT INTO units (account_id, imei, name, registration_number, model, protocol, vehicle_type, device_kind, marker_icon, operating_mode)
+       VALUES ($1, $2, 'Buster XL', 'SE4711', 'Scout v2', 'teltonika', 'motorboat', 'battery', 'boat', 'theft')
+       ON CONFLICT (imei) DO UPDATE SET imei = EXCLUDED.imei
+       RETURNING id, (xmax = 0) AS created`,
+      [accountId, boatImei],
+    );
+    if (boat!.created) {
+      await query(
+        `INSERT INTO unit_theft_mode (unit_id, account_id, state, previous_mode, cause, since, watched_until, updated_at)
+         VALUES ($1, $2, 'on', '24h', 'manual', now(), now(), now()) ON CONFLICT (unit_id) DO NOTHING`,
+        [boat!.id, accountId],
+      );
+    }
+    devices.push({ unitId: boat!.id, imei: boatImei, protocol: 'teltonika' });
+    // --- end theft mode
     // Spec §6: the demo driver (an ordinary user) sees the vehicles given to him: the first three.
     await query(
       `INSERT INTO unit_access (unit_id, user_id)
@@ -81,6 +105,319 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
        ON CONFLICT DO NOTHING`,
       [accountId, `driver.${email}`, devices.slice(0, 3).map((device) => device.imei)],
     );
+    // --- account settings and catalogues: the settings screen opens filled (kept once set; a restart changes nothing) ---
+    await query(
+      `INSERT INTO account_settings (account_id, language, timezone, users_may_create_projects, qr_checkin_without_access)
+       VALUES ($1, 'sv', 'Europe/Stockholm', true, false) ON CONFLICT (account_id) DO NOTHING`,
+      [accountId],
+    );
+    await query(
+      `INSERT INTO account_fuel_prices (account_id, market, fuel_type, price)
+       VALUES ($1, 'SE', 'petrol', 18.49), ($1, 'SE', 'diesel', 19.29), ($1, 'SE', 'electricity', 2.10), ($1, 'NO', 'diesel', 21.90)
+       ON CONFLICT DO NOTHING`,
+      [accountId],
+    );
+    for (const [table, names] of [
+      ['departments', ['Service', 'Sales']],
+      ['projects', ['Road works E4']],
+      ['tags', ['Pool car', 'Winter tyres']],
+    ] as const) {
+      for (const name of names) {
+        await query(`INSERT INTO ${table} (account_id, name) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [accountId, name]);
+      }
+    }
+    await query(`INSERT INTO feature_profiles (account_id, name, green_driving) VALUES ($1, 'Sales cars', 'normal') ON CONFLICT DO NOTHING`, [accountId]);
+    // --- end account settings ---
+    // Administration (issue 19): the portal operator's support user in an account of its own, and a reseller whose
+    // customer the demo company is; the demo's first users in its audit log. Each is made once.
+    const supportEmail = `support.${email}`;
+    const [supportUser] = await query('SELECT 1 FROM users WHERE email = $1', [supportEmail]);
+    if (!supportUser) {
+      const [operator] = await query<{ id: number }>(
+        `INSERT INTO accounts (subsite_id, company_name, contact_person, city, country) VALUES (0, 'Portal Support', 'Sam Support', 'Stockholm', 'Sweden') RETURNING id`,
+      );
+      const [reseller] = await query<{ id: number }>(
+        `INSERT INTO accounts (subsite_id, company_name, contact_person, city, country) VALUES (0, 'Demo Reseller AB', 'Rita Reseller', 'Göteborg', 'Sweden') RETURNING id`,
+      );
+      const hash = await hashPassword(config.DEMO_PASSWORD);
+      await query(
+        `INSERT INTO users (account_id, email, password_hash, first_name, last_name, role)
+         VALUES ($1, $2, $3, 'Sam', 'Support', 'support'), ($4, $5, $3, 'Rita', 'Reseller', 'reseller')`,
+        [operator!.id, supportEmail, hash, reseller!.id, `reseller.${email}`],
+      );
+      await query(`UPDATE accounts SET reseller = 'Demo Reseller AB' WHERE id = $1 AND reseller = ''`, [accountId]);
+      const [department] = await query<{ id: number }>(
+        `INSERT INTO departments (account_id, name, description) VALUES ($1, 'Field service', 'Service technicians')
+         ON CONFLICT DO NOTHING RETURNING id`,
+        [accountId],
+      );
+      if (department) await query('UPDATE users SET department_id = $1, user_group = $2 WHERE email = $3', [department.id, 'Drivers', `driver.${email}`]);
+      const people = await query<{ id: number; first_name: string; last_name: string; email: string; role: string }>(
+        'SELECT id, first_name, last_name, email, role FROM users WHERE account_id = $1 ORDER BY id',
+        [accountId],
+      );
+      const admin = people.find((person) => person.role === 'admin');
+      await platform.outbox.publishMany(
+        query,
+        people.map((person) => ({
+          type: 'audit.entry' as const,
+          payload: {
+            accountId: accountId!,
+            actorUserId: admin?.id ?? null,
+            action: 'user.created',
+            target: { kind: 'user', id: person.id, label: `${person.first_name} ${person.last_name}` },
+            changes: { email: { from: null, to: person.email }, isAdmin: { from: null, to: person.role === 'admin' } },
+            at: new Date().toISOString(),
+          },
+        })),
+      );
+      log.info('demo support and reseller users created', { support: supportEmail, reseller: `reseller.${email}` });
+    }
+    // --- Car schedule: a week of bookings (this week, Monday to Sunday, in the account's time zone) on the first four
+    // vehicles for Anna and Erik, with one busy Wednesday of five bookings on one car ("+3 more"). Created once.
+    const [booked] = await query('SELECT 1 FROM bookings WHERE account_id = $1 LIMIT 1', [accountId]);
+    if (!booked && devices.length >= 4) {
+      type Slot = [unit: number, day: number, start: string, end: string, driver: 'admin' | 'driver', purpose: string];
+      const slots: Slot[] = [];
+      for (let day = 0; day < 7; day++) {
+        slots.push([0, day, '08:00', '10:00', 'driver', 'Kundbesök Solna']);
+        if (day < 5) slots.push([0, day, '13:00', '15:30', 'admin', 'Leverans till Kista']);
+        if (day % 2 === 0) slots.push([1, day, '07:00', '16:00', 'driver', 'Service Uppsala']);
+        if (day < 5) slots.push([3, day, '09:00', '17:00', 'admin', 'Säljmöten']);
+      }
+      for (const [start, end, driver, purpose] of [
+        ['08:00', '09:00', 'driver', 'Hämta material'],
+        ['09:15', '10:00', 'admin', 'Bank'],
+        ['10:30', '11:30', 'driver', 'Besiktning'],
+        ['12:00', '13:00', 'admin', 'Lunchmöte'],
+        ['14:00', '15:00', 'driver', 'Leverans Bromma'],
+      ] as const) {
+        slots.push([2, 2, start, end, driver, purpose]);
+      }
+      await query(
+        `INSERT INTO bookings (account_id, unit_id, driver_id, starts_at, ends_at, purpose, created_by)
+         SELECT $1, s.unit_id, d.id,
+                (date_trunc('week', $10::timestamptz AT TIME ZONE 'Europe/Stockholm') + make_interval(days => s.day) + s.start_time::time) AT TIME ZONE 'Europe/Stockholm',
+                (date_trunc('week', $10::timestamptz AT TIME ZONE 'Europe/Stockholm') + make_interval(days => s.day) + s.end_time::time) AT TIME ZONE 'Europe/Stockholm',
+                s.purpose, a.id
+         FROM unnest($2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS s(unit_id, day, start_time, end_time, driver, purpose)
+         JOIN users d ON d.account_id = $1 AND d.email = CASE s.driver WHEN 'admin' THEN $8 ELSE $9 END
+         JOIN users a ON a.account_id = $1 AND a.email = $8`,
+        [
+          accountId,
+          slots.map((slot) => devices[slot[0]]!.unitId),
+          slots.map((slot) => slot[1]),
+          slots.map((slot) => slot[2]),
+          slots.map((slot) => slot[3]),
+          slots.map((slot) => slot[4]),
+          slots.map((slot) => slot[5]),
+          email,
+          `driver.${email}`,
+          platform.clock.now().toISOString(),
+        ],
+      );
+    }
+    // --- end car schedule
+    // --- Geofences: a depot around where each city's first vehicle parks, for every vehicle of that city (the simulated
+    // vehicles start at their homes and drive off within minutes, so the zone log fills at once). Stockholm's depot has
+    // theft mode; Uppsala's yard is a polygon; Göteborg's depot rests on weekend nights. Created once.
+    const [zoned] = await query('SELECT 1 FROM geofences WHERE account_id = $1 LIMIT 1', [accountId]);
+    if (!zoned && devices.length > 0) {
+      for (const [city, place] of CITIES.entries()) {
+        const members = devices.filter((_, index) => index % CITIES.length === city).map((device) => device.unitId);
+        if (members.length === 0) continue;
+        const home = new SimulatedVehicle(city, Date.now()).step(Date.now(), 0);
+        const polygon = place.name === 'Uppsala';
+        const dLat = 500 / 111_320;
+        const dLon = 500 / (111_320 * Math.cos((home.latitude * Math.PI) / 180));
+        const geometry = polygon
+          ? `SRID=4326;POLYGON((${[[-1, -1], [1, -1], [1.4, 0], [1, 1], [-1, 1], [-1, -1]]
+              .map(([x, y]) => `${(home.longitude + x! * dLon).toFixed(6)} ${(home.latitude + y! * dLat).toFixed(6)}`)
+              .join(', ')}))`
+          : `SRID=4326;POINT(${home.longitude.toFixed(6)} ${home.latitude.toFixed(6)})`;
+        const [zone] = await query<{ id: number }>(
+          `INSERT INTO geofences (account_id, name, shape, geom, radius_m, theft_mode)
+           VALUES ($1, $2, $3, ST_GeogFromText($4), $5, $6) RETURNING id`,
+          [
+            accountId,
+            polygon ? `${place.name} yard` : `${place.name} depot`,
+            polygon ? 'polygon' : 'circle',
+            geometry,
+            polygon ? null : 600,
+            place.name === 'Stockholm',
+          ],
+        );
+        await query('INSERT INTO geofence_units (geofence_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u', [zone!.id, members]);
+        if (place.name === 'Göteborg') {
+          await query(`INSERT INTO geofence_deactivations (geofence_id, days, from_minute, to_minute) VALUES ($1, '{0,6}', 1320, 360)`, [zone!.id]);
+        }
+      }
+    }
+    // --- end of geofences ---
+    // --- BLE units and alarm receivers: two beacons and a temperature sensor; the administrator (push on) and an outside
+    // on-call person (e-mail and phone) receive the alarms of the theft-mode boat and the first vehicles; 250 SMS credits,
+    // alarms in Swedish, Stockholm time. Created once.
+    const bleTags: Array<[string, string, string, 'beacon' | 'sensor', number | undefined]> = [
+      ['C0FFEE000001', 'Key beacon', 'BLE-1001', 'beacon', devices[0]?.unitId],
+      ['C0FFEE000002', 'Trailer beacon', 'BLE-1002', 'beacon', devices[1]?.unitId],
+      ['C0FFEE000003', 'Cold-box temperature sensor', 'EYE-2001', 'sensor', devices[1]?.unitId],
+    ];
+    for (const [mac, name, serial, kind, pairedUnitId] of bleTags) {
+      await query(
+        `INSERT INTO ble_devices (account_id, mac, name, serial_number, kind, paired_unit_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (mac) DO NOTHING`,
+        [accountId, mac, name, serial, kind, pairedUnitId ?? null],
+      );
+    }
+    await query(
+      `INSERT INTO alarm_account_settings (account_id, language, time_zone, sms_credits) VALUES ($1, 'sv', 'Europe/Stockholm', 250) ON CONFLICT (account_id) DO NOTHING`,
+      [accountId],
+    );
+    const [hasReceivers] = await query('SELECT 1 FROM alarm_receivers WHERE account_id = $1 LIMIT 1', [accountId]);
+    if (!hasReceivers && devices.length > 0) {
+      const [demoAdmin] = await query<{ id: number; email: string; first_name: string; last_name: string }>(
+        `SELECT id, email, first_name, last_name FROM users WHERE account_id = $1 AND role = 'admin' AND email = $2`,
+        [accountId, email],
+      );
+      const watched = [boat!.id, ...devices.slice(0, 3).map((device) => device.unitId)];
+      const tags = await query<{ id: number }>('SELECT id FROM ble_devices WHERE account_id = $1 ORDER BY id', [accountId]);
+      const receivers: Array<{ memberId: number | null; name: string; email: string; phone: string | null; push: boolean; functionAlarm: boolean; units: number[] }> = [
+        ...(demoAdmin
+          ? [{ memberId: demoAdmin.id, name: `${demoAdmin.first_name} ${demoAdmin.last_name}`, email: demoAdmin.email, phone: null, push: true, functionAlarm: true, units: watched }]
+          : []),
+        { memberId: null, name: 'Lars Larmjour', email: 'larmjour@example.com', phone: '701234567', push: false, functionAlarm: false, units: watched.slice(0, 2) },
+      ];
+      for (const receiver of receivers) {
+        const [row] = await query<{ id: number }>(
+          `INSERT INTO alarm_receivers (account_id, member_id, name, email, country_code, phone, push_notification, security_alarm, function_alarm)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, true, $8) RETURNING id`,
+          [accountId, receiver.memberId, receiver.name, receiver.email, receiver.phone ? '46' : null, receiver.phone, receiver.push, receiver.functionAlarm],
+        );
+        await query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u', [row!.id, receiver.units]);
+        await query('INSERT INTO alarm_receiver_ble_units (receiver_id, ble_device_id) SELECT $1, b FROM unnest($2::int[]) AS b', [
+          row!.id,
+          tags.map((tag) => tag.id),
+        ]);
+      }
+    }
+    // --- end of alarm receivers ---
+    // --- Alarms (issue 21): a few in the history, some acknowledged, each with its delivery log, so the bell, the alarm
+    // list and the delivery log show something at once. Created once.
+    const [alarmed] = await query('SELECT 1 FROM alarms WHERE account_id = $1 LIMIT 1', [accountId]);
+    const [anna] = await query<{ id: number; email: string }>(`SELECT id, email FROM users WHERE account_id = $1 AND role = 'admin' AND email = $2`, [
+      accountId,
+      email,
+    ]);
+    const receiverIds = new Map(
+      (await query<{ id: number; name: string }>('SELECT id, name FROM alarm_receivers WHERE account_id = $1', [accountId])).map((row) => [row.name, row.id]),
+    );
+    if (!alarmed && anna && devices.length >= 4) {
+      const hour = 3600_000;
+      const now = Date.now();
+      const annaName = 'Anna Demo';
+      const lars = ['Lars Larmjour', 'larmjour@example.com', '+46701234567'] as const;
+      const boatUnit = devices[devices.length - 1]!;
+      const history: Array<{
+        unitId: number;
+        type: string;
+        class: 'security' | 'function';
+        agoMs: number;
+        at: [number, number];
+        address: string;
+        details: Record<string, string | number | boolean>;
+        acknowledged: boolean;
+        deliveries: Array<[receiver: string, channel: 'email' | 'sms' | 'push', recipient: string, status: string, attempts: number, providerId: string | null, error: string | null]>;
+      }> = [
+        {
+          unitId: boatUnit.unitId,
+          type: 'theft_zone_exit',
+          class: 'security',
+          agoMs: 50 * hour,
+          at: [59.3275, 18.0871],
+          address: 'Stockholm',
+          details: { zone: 'Stockholm depot' },
+          acknowledged: true,
+          deliveries: [
+            [annaName, 'email', anna.email, 'sent', 1, '<demo-1@fleet.example>', null],
+            [annaName, 'push', `${anna.email} · 1`, 'sent', 1, null, null],
+            [lars[0], 'email', lars[1], 'sent', 1, '<demo-2@fleet.example>', null],
+            [lars[0], 'sms', lars[2], 'sent', 2, 'SMd3m0000000000000000000000000001', null],
+          ],
+        },
+        {
+          unitId: devices[1]!.unitId,
+          type: 'tamper',
+          class: 'security',
+          agoMs: 26 * hour,
+          at: [57.7089, 11.9746],
+          address: 'Göteborg',
+          details: {},
+          acknowledged: true,
+          deliveries: [
+            [annaName, 'email', anna.email, 'sent', 1, '<demo-3@fleet.example>', null],
+            [annaName, 'push', `${anna.email} · 1`, 'sent', 1, null, null],
+          ],
+        },
+        {
+          unitId: devices[2]!.unitId,
+          type: 'overspeed',
+          class: 'function',
+          agoMs: 3 * hour,
+          at: [59.4, 17.95],
+          address: 'Sollentuna',
+          details: { speed: 128, limit: 110 },
+          acknowledged: false,
+          deliveries: [
+            [annaName, 'email', anna.email, 'sent', 1, '<demo-4@fleet.example>', null],
+            [annaName, 'push', `${anna.email} · 1`, 'sent', 1, null, null],
+          ],
+        },
+        {
+          unitId: devices[0]!.unitId,
+          type: 'power_cut',
+          class: 'security',
+          agoMs: 0.7 * hour,
+          at: [59.8586, 17.6389],
+          address: 'Uppsala',
+          details: { voltage: 0.4 },
+          acknowledged: false,
+          deliveries: [
+            [annaName, 'email', anna.email, 'retrying', 2, null, 'SMTP 451 try again later'],
+            [lars[0], 'email', lars[1], 'sent', 1, '<demo-5@fleet.example>', null],
+            [lars[0], 'sms', lars[2], 'refused', 0, null, 'alarms.delivery.noSmsCredits'],
+          ],
+        },
+      ];
+      for (const alarm of history) {
+        const at = new Date(now - alarm.agoMs).toISOString();
+        const [row] = await query<{ id: string }>(
+          `INSERT INTO alarms (account_id, unit_id, type, class, raised_at, last_seen_at, occurrences, lat, lon, address, details,
+                               acknowledged_at, acknowledged_by, acknowledged_by_name)
+           VALUES ($1, $2, $3, $4, $5, $5, 1, $6, $7, $8, $9::jsonb, $10, $11, $12) RETURNING id`,
+          [
+            accountId,
+            alarm.unitId,
+            alarm.type,
+            alarm.class,
+            at,
+            alarm.at[0],
+            alarm.at[1],
+            alarm.address,
+            JSON.stringify(alarm.details),
+            alarm.acknowledged ? new Date(now - alarm.agoMs + 0.25 * hour).toISOString() : null,
+            alarm.acknowledged ? anna.id : null,
+            alarm.acknowledged ? 'Anna Demo' : null,
+          ],
+        );
+        for (const [receiver, channel, recipient, status, attempts, providerId, error] of alarm.deliveries) {
+          await query(
+            `INSERT INTO alarm_deliveries (account_id, alarm_id, receiver_id, receiver_name, channel, recipient, status, attempts, provider_id, error, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)`,
+            [accountId, row!.id, receiverIds.get(receiver) ?? null, receiver, channel, recipient, status, attempts, providerId, error, at],
+          );
+        }
+      }
+    }
+    // --- end of alarms ---
     // Free IMEIs in stock for trying the registration wizard.
     for (let spare = 0; spare < 5; spare++) {
       await query(`INSERT INTO tracker_stock (imei, subsite_id) VALUES ($1, NULL) ON CONFLICT (imei) DO NOTHING`, [

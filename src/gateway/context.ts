@@ -1,8 +1,8 @@
 import type { Config } from '../lib/config';
 import type { DatabaseHandle } from '../lib/db/client';
 import type { Logger } from '../lib/log';
-import type { CommandService, QueuedCommand } from '../modules/io/commands';
-import type { IngestWriter } from '../modules/tracking/ingest';
+import type { CommandService, QueuedCommand } from '../modules/io/service';
+import type { IngestWriter } from '../modules/tracking/service';
 import type { DeviceDirectory } from './devices';
 import type { GatewayMetrics } from './metrics';
 

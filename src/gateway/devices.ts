@@ -30,7 +30,7 @@ export class DeviceDirectory {
       model: string;
       protocol: string;
       timezone_minutes: number;
-    }>('SELECT id, account_id, model, protocol, timezone_minutes FROM units WHERE imei = $1', [deviceId]);
+    }>('SELECT id, account_id, model, protocol, timezone_minutes FROM unit_directory WHERE imei = $1', [deviceId]);
     const device = row
       ? { unitId: row.id, accountId: row.account_id, model: row.model, protocol: row.protocol, timezoneMinutes: row.timezone_minutes }
       : null;

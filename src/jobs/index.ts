@@ -1,29 +1,20 @@
 import type { Platform } from '../lib/platform';
 import type { JobDefinition } from './scheduler';
 
-/** Keeps monthly position partitions ready from last month to two months ahead. */
-export async function ensurePositionPartitions(platform: Platform): Promise<void> {
-  const now = platform.clock.now();
-  for (let offset = -1; offset <= 2; offset++) {
-    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1));
-    try {
-      await platform.database.query('SELECT ensure_position_partition($1::date)', [month.toISOString().slice(0, 10)]);
-    } catch (error) {
-      // Rows already in the default partition for that month block it; they stay queryable there.
-      platform.log.warn('position partition not created', { month: month.toISOString().slice(0, 7), error: String(error) });
-    }
-  }
-}
+/** How long delivered events and finished jobs are kept (a job's unique key is free again after that). */
+const DONE_RETENTION_DAYS = 30;
 
+/** The platform's own upkeep (the outbox and the job queue); each module brings its own jobs through its descriptor. */
 export function platformJobs(platform: Platform): JobDefinition[] {
   return [
-    { name: 'positions.partitions', intervalSeconds: 6 * 60 * 60, run: () => ensurePositionPartitions(platform) },
     {
-      name: 'raw-frames.retention',
+      // Delivered events and finished jobs are kept a month for support, then go; dead ones stay until retried or looked at.
+      name: 'outbox-and-queue.retention',
       intervalSeconds: 60 * 60,
       run: async () => {
-        const cutoff = new Date(platform.clock.now().getTime() - platform.config.RAW_FRAME_RETENTION_DAYS * 86_400_000);
-        await platform.database.query('DELETE FROM raw_frames WHERE received_at < $1', [cutoff.toISOString()]);
+        const cutoff = new Date(platform.clock.now().getTime() - DONE_RETENTION_DAYS * 86_400_000);
+        await platform.outbox.prune(cutoff);
+        await platform.queue.prune(cutoff);
       },
     },
   ];

@@ -36,19 +36,68 @@ const configSchema = z.object({
   GATEWAY: booleanFlag.default(true),
   JOBS: booleanFlag.default(true),
   RAW_FRAME_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
+  /** How far ahead of the server clock a tracker's fix time may lie; later ones are stored flagged, never as a fix. */
+  FIX_FUTURE_SKEW_SECONDS: z.coerce.number().int().min(0).max(31 * 86_400).default(300),
   /** The parent account id whose users see /administration/configure-alert-numbers. */
   ALERT_NUMBERS_PARENT_ACCOUNT_ID: z.coerce.number().int().positive().optional(),
+  /** The OpenAPI document and its viewer at /api/docs; the container image turns them off. */
+  API_DOCS: booleanFlag.default(true),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Base URL of a Nominatim-compatible reverse geocoder (`/reverse?format=jsonv2`); unset: offline locality names. */
   GEOCODER_URL: z.string().url().optional(),
+  /** SMS through Twilio: all three set, or none (the embedded default records SMS without sending). */
+  TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/).optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(16).optional(),
+  /** The sender: an E.164 number or an alphanumeric sender id. */
+  TWILIO_FROM: z.string().regex(/^(\+[1-9]\d{7,14}|[A-Za-z0-9 ]{1,11})$/).optional(),
+  /** Base of Twilio's REST API (a regional edge, or a server on loopback in tests). */
+  TWILIO_API_URL: z.string().url().default('https://api.twilio.com'),
+  /** Web push to browsers' push services (no account needed: VAPID keys are generated and kept); off: pushes are recorded only. */
+  WEB_PUSH: booleanFlag.default(true),
+  /** Contact the push services see in the VAPID token: mailto: or https:; default the MAIL_FROM address. */
+  VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)\S+$/).optional(),
+  /** Behind a reverse proxy: the caller's address is the last one it appended to X-Forwarded-For. */
+  TRUST_PROXY: booleanFlag.default(false),
+  /** redis://host:port: rate limits and lockouts counted there instead of in the database. */
+  REDIS_URL: z.string().url().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(`The configuration has ${problems.length === 1 ? 'a problem' : `${problems.length} problems`}; the portal did not start:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Settings whose values are never printed: secrets, and URLs and keys that may carry a password or token.
+ * A name is enough to find the setting; the operator knows what they typed.
+ */
+const SECRET_SETTING = /SECRET|TOKEN|PASSWORD|PRIVATE|_KEY|_SID|_URL$/;
+
+/** What a setting must be, in plain words, from the schema's complaint about it. */
+function requirement(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.expected === 'int') return 'must be a whole number';
+      if (issue.expected === 'number') return 'must be a number';
+      return `must be a ${issue.expected}`;
+    case 'too_small':
+      if (issue.origin === 'string') return `must be at least ${issue.minimum} characters long`;
+      return `must be at least ${issue.minimum}`;
+    case 'too_big':
+      if (issue.origin === 'string') return `must be at most ${issue.maximum} characters long`;
+      return `must be at most ${issue.maximum}`;
+    case 'invalid_format':
+      if (issue.format === 'url') return 'must be a URL such as https://host.example or postgres://user@host:5432/name';
+      if (issue.format === 'email') return 'must be an e-mail address';
+      return `must be in ${issue.format} format`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map(String).join(', ')}`;
+    default:
+      return 'is not a valid value';
   }
 }
 
@@ -64,9 +113,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const key = String(issue.path[0] ?? '?');
-        return `${key}=${JSON.stringify(relevant[key] ?? '')}: ${issue.message}`;
+        const value = relevant[key] ?? '';
+        const shown = SECRET_SETTING.test(key) ? '(its value is not shown)' : `(it is ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)})`;
+        return `${key} ${requirement(issue)} ${shown}; see "Configuration" in README.md.`;
       }),
     );
+  }
+  const twilio = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const;
+  const missing = twilio.filter((key) => parsed.data[key] === undefined);
+  if (missing.length > 0 && missing.length < twilio.length) {
+    throw new ConfigError(missing.map((key) => `${key}="": needed with ${twilio.filter((k) => !missing.includes(k)).join(' and ')} to send SMS through Twilio`));
   }
   return parsed.data;
 }

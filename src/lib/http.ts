@@ -41,12 +41,22 @@ export class AppError extends Error {
       fields?: Record<string, string[]>;
       params?: Record<string, string | number>;
       detail?: { count?: number };
+      /** Extra response headers, e.g. Retry-After on a 429. */
+      headers?: Record<string, string>;
     } = {},
   ) {
     super(key);
     this.name = 'AppError';
   }
+
+  get headers(): Record<string, string> {
+    return this.options.headers ?? {};
+  }
 }
+
+/** 429 with the seconds until the caller may try again. */
+export const tooManyRequests = (key: string, retryAfterMs: number, detail?: { count?: number }) =>
+  new AppError(429, key, { headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) }, detail });
 
 export const badRequest = (key: string, params?: Record<string, string | number>) =>
   new AppError(400, key, { params });
@@ -72,10 +82,13 @@ export function errorEnvelope(error: AppError, language: Language): Envelope<nul
   return { success: false, data: null, errors: message, message };
 }
 
+const MAX_REPORTED_ISSUES = 50;
+
 /** Turns Elysia's validation issues (from zod) into 422 field errors keyed by the payload field. */
 export function validationError(issues: Array<{ path?: string | (string | number)[]; message?: string }>): AppError {
   const fields: Record<string, string[]> = {};
-  for (const issue of issues) {
+  // A body of thousands of bad items would otherwise answer thousands of messages: the first ones say enough.
+  for (const issue of issues.slice(0, MAX_REPORTED_ISSUES)) {
     const path = Array.isArray(issue.path) ? issue.path.join('.') : String(issue.path ?? '').replace(/^\//, '');
     const field = path.replaceAll('/', '.') || 'body';
     const key = issue.message ?? 'validation.invalid';

@@ -13,7 +13,8 @@ export interface MailMessage {
 }
 
 export interface Mailer {
-  send(message: MailMessage): Promise<void>;
+  /** Sends (or, embedded, stores) the message; answers the SMTP message id. A failure keeps nodemailer's error as `cause`. */
+  send(message: MailMessage): Promise<{ messageId: string | null }>;
 }
 
 /**
@@ -35,10 +36,13 @@ export function createMailer(options: {
     async send(message) {
       let status: 'sent' | 'stored' | 'failed' = kind === 'smtp' ? 'sent' : 'stored';
       let error: string | null = null;
+      let failure: unknown = null;
+      let messageId: string | null = null;
       try {
-        await transport.sendMail({ from: options.from, ...message });
+        messageId = (await transport.sendMail({ from: options.from, ...message })).messageId ?? null;
       } catch (cause) {
         status = 'failed';
+        failure = cause;
         error = (cause as Error).message;
       }
       await options.database.rows(sql`
@@ -50,8 +54,9 @@ export function createMailer(options: {
       }
       if (status === 'failed') {
         options.log.error('mail failed', { to: message.to, error });
-        throw new Error(`Mail to ${message.to} failed: ${error}`);
+        throw new Error(`Mail to ${message.to} failed: ${error}`, { cause: failure });
       }
+      return { messageId };
     },
   };
 }

@@ -5,6 +5,9 @@ import { z } from 'zod';
  * by the server and by the web app from the same catalogues.
  */
 z.config({
+  // In the browser zod must not compile validators with `new Function`: the Content-Security-Policy forbids eval,
+  // and even zod's caught probe for it is reported as a violation.
+  jitless: typeof document !== 'undefined',
   customError: (issue) => {
     switch (issue.code) {
       case 'invalid_type':

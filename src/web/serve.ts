@@ -48,7 +48,8 @@ export function webRoutes(distDir: string) {
     if (file && file !== indexFile) {
       const immutable = pathname.startsWith('/assets/');
       return send(request, file, {
-        'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=3600',
+        // The service worker is checked for a new version on every visit; hashed assets never change.
+        'cache-control': immutable ? 'public, max-age=31536000, immutable' : pathname === '/sw.js' ? 'no-cache' : 'public, max-age=3600',
         'x-content-type-options': 'nosniff',
       });
     }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { cordonTrip } from '../../src/modules/reports/testing';
-import { IngestWriter } from '../../src/modules/tracking/ingest';
+import { IngestWriter } from '../../src/modules/tracking/service';
 import { driveRecord } from '../../src/modules/trips/drive';
 import type { TripList } from '../../src/modules/trips/model';
 import { login, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
@@ -33,7 +33,7 @@ describe('congestion report', () => {
     const writer = new IngestWriter(server.database, server.platform.events, server.platform.log, { maxDelayMs: 1 });
     const positions = [...cordonTrip('2026-02-24T06:05:00Z'), ...cordonTrip('2026-02-24T15:05:00Z', 'back')];
     for (let i = 0; i < positions.length; i += 25) {
-      await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
+      await writer.submit({ unitId, accountId: account.accountId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
     }
     await writer.drain();
     await server.services.trips.idle();

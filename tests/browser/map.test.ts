@@ -3,11 +3,11 @@ import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { type Gateway, startGateway } from '../../src/gateway';
 import { encodeAvlFrame, encodeImeiFrame } from '../../src/gateway/teltonika';
-import { createCommandService } from '../../src/modules/io/commands';
+import { createCommandService } from '../../src/modules/io/service';
 import { decodeUnitList, type HistoryDay, type LiveMessage, type TrackedUnitList } from '../../src/modules/tracking/model';
 import type { FleetMapProbe } from '../../src/web/features/map/LiveMap';
 import { connectDevice } from '../support/device';
-import { login, screenshot, startSuite, type Suite } from './support';
+import { login, PHONE, screenshot, startSuite, type Suite } from './support';
 
 // The map loads MapLibre and deck.gl and renders with software WebGL: allow for a slow machine.
 setDefaultTimeout(90_000);
@@ -71,9 +71,9 @@ async function sendThroughGateway(imei: string, fixes: Fix[]): Promise<void> {
   device.end();
 }
 
-async function openMap(page: Page, account: Account) {
+async function openMap(page: Page, account: Account, options: { remember?: boolean } = {}) {
   await page.goto(`/?subsite=${account.subsiteId}`);
-  await login(page, account.email, account.password);
+  await login(page, account.email, account.password, options);
   await page.waitForURL('**/user/realtime-tracking');
   await page.getByRole('heading', { name: 'Karta', level: 1 }).waitFor();
   await page.getByTestId('map-gl').waitFor();
@@ -124,17 +124,26 @@ describe('live map', () => {
     await screenshot(page, 'map-live-marker');
   });
 
-  test('a reload on the map asks for the unit list once, before the app renders, and the base map draws the shipped outlines', async () => {
+  test('opening the map again (a reload) asks for the unit list once, before the app renders, and the base map draws the shipped outlines', async () => {
     const account = await suite.server.createAccount();
     const car = await addUnit(account.accountId, 'Poolbil 1', 'POO001');
     await sendThroughGateway(car.imei, [{ lat: 59.3293, lon: 18.0686 }]);
-    const page = await suite.newPage();
-    await openMap(page, account);
+    const first = await suite.newPage();
+    // Remembered (kept in the profile's storage rather than the tab's), so the second tab starts signed in.
+    await openMap(first, account, { remember: true });
+    await first.locator('[data-testid="map-gl"][data-basemap="offline"]').waitFor({ timeout: 30_000 });
+    await first.waitForLoadState('networkidle');
+    // The map opened afresh in a new tab of the same browser profile (the session is stored), the first tab closed
+    // before: a reload, or a second map beside a live one, lets events of the first map's workers and socket reach the
+    // test's connection after their objects are gone, which breaks it for every later test of the file.
+    const context = first.context();
+    await first.close();
+    const page = await suite.newPage(undefined, context);
     const listRequests: string[] = [];
     page.on('request', (request) => {
       if (new URL(request.url()).pathname === '/api/tracking/units') listRequests.push(request.url());
     });
-    await page.reload();
+    await page.goto('/user/realtime-tracking');
     await page.waitForFunction(() => window.__fleetMap?.store.loadState === 'ready');
     expect(listRequests).toHaveLength(1);
     await expect(page.evaluate(() => window.__fleetMap?.store.units.map((unit) => unit.name))).resolves.toEqual(['Poolbil 1']);
@@ -338,6 +347,58 @@ describe('live map', () => {
     await bar.getByTestId('history-day').selectOption({ index: 0 });
     await bar.getByTestId('history-status').getByText(/^Resor: 1$/).waitFor();
     await page.waitForFunction(() => ((window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.drawn().paths ?? 0) === 1);
+  });
+
+  test("layer children: the history's and the replay's layers are added with the history bar and removed with it; the clusters' and units' stay", async () => {
+    const account = await suite.server.createAccount();
+    const car = await addUnit(account.accountId, 'Lagerbil', 'LAG001');
+    await sendThroughGateway(car.imei, [{ lat: 59.3293, lon: 18.0686, speed: 0, ignition: false }]);
+    const page = await suite.newPage();
+    await openMap(page, account);
+    // What deck.gl draws (its own list of layers) and what the map's element announces.
+    const deckLayers = () =>
+      page.evaluate(() => {
+        const map = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map as unknown as { __deck: { props: { layers: Array<{ id: string }> } } };
+        return map.__deck.props.layers.map((layer) => layer.id);
+      });
+    const announced = async () => ((await page.getByTestId('map-gl').getAttribute('data-layers')) ?? '').split(' ');
+    const fleet = ['clusters', 'headings', 'markers'];
+    const history = ['history-paths', 'history-ends'];
+    const replay = ['replay-heading', 'replay'];
+    await page.waitForFunction(() => document.querySelector('[data-testid="map-gl"]')?.getAttribute('data-layers')?.includes('markers'));
+    expect(await deckLayers()).toEqual(expect.arrayContaining(fleet));
+    for (const id of [...history, ...replay]) expect(await deckLayers()).not.toContain(id);
+
+    await page.getByTestId('unit-list').locator(`[data-unit-id="${car.id}"]`).click();
+    await page.getByTestId('unit-popup').getByRole('button', { name: 'Visa historik' }).click();
+    const bar = page.getByTestId('history-bar');
+    await bar.getByTestId('history-status').waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="map-gl"]')?.getAttribute('data-layers')?.includes('replay'));
+    // Drawn beneath the fleet (history) and above it (replay).
+    const withHistory = await deckLayers();
+    expect(withHistory).toEqual(expect.arrayContaining([...history, ...fleet, ...replay]));
+    expect(withHistory.indexOf('history-paths')).toBeLessThan(withHistory.indexOf('clusters'));
+    expect(withHistory.indexOf('clusters')).toBeLessThan(withHistory.indexOf('markers'));
+    expect(withHistory.indexOf('replay')).toBeGreaterThan(withHistory.indexOf('markers'));
+    expect(await announced()).toEqual(withHistory);
+
+    await bar.getByRole('button', { name: 'Stäng historik' }).click();
+    await page.waitForFunction(() => !document.querySelector('[data-testid="map-gl"]')?.getAttribute('data-layers')?.includes('history'));
+    const without = await deckLayers();
+    for (const id of [...history, ...replay]) expect(without).not.toContain(id);
+    expect(without).toEqual(expect.arrayContaining(fleet));
+    expect(await announced()).toEqual(without);
+    await screenshot(page, 'map-layers');
+
+    // On a phone the same children draw: the history's come and go there too.
+    const phone = await suite.newPage(PHONE);
+    await openMap(phone, account);
+    await phone.getByTestId('unit-list').locator(`[data-unit-id="${car.id}"]`).click();
+    await phone.getByTestId('unit-popup').getByRole('button', { name: 'Visa historik' }).click();
+    await phone.waitForFunction(() => document.querySelector('[data-testid="map-gl"]')?.getAttribute('data-layers')?.includes('history-paths'));
+    await phone.getByTestId('map-gl').scrollIntoViewIfNeeded();
+    await phone.waitForTimeout(700);
+    await screenshot(phone, 'map-layers-phone');
   });
 
   test('the map-disabled redirect: to the trip log, also when the map is turned off while open', async () => {

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { sql } from 'drizzle-orm';
 import { type Gateway, startGateway } from '../../src/gateway';
 import { encodeAvlFrame, encodeImeiFrame } from '../../src/gateway/teltonika';
-import { createCommandService } from '../../src/modules/io/commands';
+import { createCommandService } from '../../src/modules/io/service';
 import { scriptDrive } from '../../src/modules/trips/drive';
 import { connectDevice } from '../support/device';
-import { login, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
+import { eventually, login, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
 
 // The place form loads MapLibre (software WebGL): allow for a slow machine.
 setDefaultTimeout(120_000);
@@ -50,16 +50,6 @@ async function sendThroughGateway(imei: string, positions: ReturnType<typeof scr
     expect(ack ? new DataView(ack.buffer, ack.byteOffset).getUint32(0) : -1).toBe(records.length);
   }
   device.end();
-}
-
-async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
-    await Bun.sleep(200);
-    last = await read();
-  }
-  expect(last).toEqual(expected);
 }
 
 describe('places', () => {

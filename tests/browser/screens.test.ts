@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { Page } from 'playwright-core';
-import { DESKTOP, login, PHONE, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
+import { sql } from 'drizzle-orm';
+import { DESKTOP, expectAccessible, login, PHONE, screenshot, startSuite, type Suite } from './support';
 
 // A browser step may take seconds on a small CI machine (set per file: bun resets it for each).
 setDefaultTimeout(60_000);
 
 /**
- * Screenshots of login (both designs), a wizard step and the shell at 1280×800 and 390×844, saved under
- * artifacts/screenshots, and axe-core on each of them: no serious or critical violation.
+ * Screenshots of login (both designs), a wizard step, the shell and the administrator's working screens at 1280×800
+ * and 390×844, saved under artifacts/screenshots, and axe-core on each of them: no serious or critical violation.
  */
 let suite: Suite;
 
@@ -18,12 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await suite?.close();
 });
-
-async function expectAccessible(page: Page, what: string) {
-  const violations = await seriousA11yViolations(page);
-  if (violations.length > 0) console.error(what, JSON.stringify(violations, null, 2));
-  expect(violations.map((v) => `${what}: ${v.id} (${v.impact}) ${v.help}`)).toEqual([]);
-}
 
 const sizes = [
   ['desktop', DESKTOP],
@@ -86,6 +80,69 @@ describe('screens at desktop and phone width', () => {
         await expectAccessible(page, 'shell phone menu');
       }
     });
+
+    test(`alarm receivers with the bell open (${label})`, async () => {
+      const account = await suite.server.createAccount();
+      const page = await suite.newPage(viewport);
+      await page.goto('/?subsite=0');
+      await login(page, account.email, account.password);
+      await page.waitForURL('**/user/realtime-tracking');
+      await page.goto('/administration/configure-alarm-receiver');
+      await page.getByRole('heading', { name: 'Larmmottagare', level: 1 }).waitFor();
+      await page.getByTestId('alarm-language-select').waitFor();
+      await page.waitForLoadState('networkidle');
+      await screenshot(page, `alarm-receivers-${label}`);
+      await expectAccessible(page, `alarm receivers ${label}`);
+      await page.getByTestId('alarm-bell').click();
+      await page.getByTestId('bell-empty').waitFor();
+      await expectAccessible(page, `alarm bell ${label}`);
+    });
+
+    test(`car schedule (${label})`, async () => {
+      const account = await suite.server.createAccount();
+      const imei = label === 'phone' ? '358100000231002' : '358100000231001';
+      await suite.server.database.rows(sql`
+        insert into units (account_id, imei, name, registration_number, model) values (${account.accountId}, ${imei}, 'Volvo V60', 'ABC123', 'V60')`);
+      const page = await suite.newPage(viewport);
+      await page.goto('/?subsite=0');
+      await login(page, account.email, account.password);
+      await page.waitForURL('**/user/realtime-tracking');
+      await page.goto('/user/car-schedule');
+      await page.getByTestId(`vehicle-row-${imei}`).waitFor();
+      await page.waitForLoadState('networkidle');
+      await screenshot(page, `car-schedule-${label}`);
+      await expectAccessible(page, `car schedule ${label}`);
+    });
+  }
+
+  const workingScreens = [
+    ['triplog', '/user/create-triplog'],
+    ['units', '/user/edit-terminal-list'],
+    ['places', '/user/places'],
+    ['geofences', '/user/geofences'],
+    ['geofence-new', '/user/geofences/add-edit-geofences'],
+    ['user-accounts', '/administration/user-accounts'],
+    ['account-settings', '/administration/account-settings'],
+    ['audit-log', '/administration/audit-log'],
+  ] as const;
+  for (const [label, viewport] of sizes) {
+    for (const half of [workingScreens.slice(0, 4), workingScreens.slice(4)]) {
+      test(`an administrator's ${half.map(([name]) => name).join(', ')} (${label})`, async () => {
+        const account = await suite.server.createAccount();
+        const page = await suite.newPage(viewport);
+        await page.goto('/?subsite=0');
+        await login(page, account.email, account.password);
+        await page.waitForURL('**/user/realtime-tracking');
+        for (const [name, path] of half) {
+          await page.goto(path);
+          await page.getByRole('heading', { level: 1 }).first().waitFor();
+          await page.waitForLoadState('networkidle');
+          expect(await page.getByText('Sidan hittades inte').count()).toBe(0);
+          await screenshot(page, `${name}-${label}`);
+          await expectAccessible(page, `${path} ${label}`);
+        }
+      }, 120_000);
+    }
   }
 
   test('the other public screens, the two-factor screen and the dialogs pass axe too', async () => {

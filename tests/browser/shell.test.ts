@@ -129,6 +129,8 @@ describe('shell', () => {
       'Enheter',
       'Bilbokning',
       'Användarkonton',
+      'Kontoinställningar',
+      'Händelselogg',
       'Säker hemkomst',
       'Larmmottagare',
       'Lägg till enhet',

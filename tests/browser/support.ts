@@ -1,6 +1,8 @@
+import { expect } from 'bun:test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { reportPageProblem } from '../support/page-problems';
 import { startTestServer, type TestServer } from '../support/server';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -16,6 +18,27 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+const CSP_VIOLATION = '[csp-violation]';
+
+/**
+ * Every page of a context reports Content-Security-Policy violations, which fail the running test: the app must
+ * work under the policy it is served with. Chromium fires `securitypolicyviolation` for what it blocks; the init
+ * script (not itself subject to the policy) passes each one on as a console message, and the console also carries
+ * Chromium's own "Refused to …" reports, workers' included.
+ */
+export function watchContentSecurityPolicy(context: BrowserContext): BrowserContext {
+  void context.addInitScript((tag: string) => {
+    document.addEventListener('securitypolicyviolation', (event) => {
+      console.error(`${tag} ${event.violatedDirective} blocked ${event.blockedURI || 'inline'} at ${event.sourceFile}:${event.lineNumber}`);
+    });
+  }, CSP_VIOLATION);
+  context.on('console', (message) => {
+    const text = message.text();
+    if (text.startsWith(CSP_VIOLATION) || /Content Security Policy/i.test(text)) reportPageProblem(`${message.page()?.url() ?? ''}: ${text}`);
+  });
+  return context;
+}
+
 /** One server and one browser per test file; each test opens its own context (fresh storage). */
 export async function startSuite(options: { env?: Record<string, string> } = {}) {
   const [server, browser] = await Promise.all([startTestServer(options), launchBrowser()]);
@@ -26,15 +49,16 @@ export async function startSuite(options: { env?: Record<string, string> } = {})
     async newPage(viewport: { width: number; height: number } = DESKTOP, context?: BrowserContext): Promise<Page> {
       let ctx = context;
       if (!ctx) {
-        ctx = await browser.newContext({ viewport, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' });
+        ctx = watchContentSecurityPolicy(await browser.newContext({ viewport, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' }));
         contexts.push(ctx);
       }
       const page = await ctx.newPage();
-      page.setDefaultTimeout(10_000);
+      // Generous: two lanes of tests share a small CI machine, and a step waits only as long as it must.
+      page.setDefaultTimeout(20_000);
       return page;
     },
     async newContext(viewport: { width: number; height: number } = DESKTOP): Promise<BrowserContext> {
-      const ctx = await browser.newContext({ viewport, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' });
+      const ctx = watchContentSecurityPolicy(await browser.newContext({ viewport, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' }));
       contexts.push(ctx);
       return ctx;
     },
@@ -68,7 +92,8 @@ export interface AxeViolation {
 export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
   axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   const present = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe !== 'undefined');
-  if (!present) await page.addScriptTag({ content: axeSource });
+  // Evaluated through the DevTools protocol: an injected <script> would be inline script, which the policy refuses.
+  if (!present) await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
@@ -88,4 +113,29 @@ export async function login(page: Page, email: string, password: string, options
   await page.getByLabel(/^(Lösenord|Password|Passord)/).fill(password);
   if (options.remember) await page.getByText(/^(Kom ihåg mig|Remember me|Husk meg)$/).click();
   await page.getByRole('button', { name: /^(Logga in|Log in|Logg inn)$/ }).click();
+}
+
+/** Opens the login page of a sub-site, logs in and waits for the map (the landing of a user with the map). */
+export async function signIn(page: Page, account: { email: string; password: string; subsiteId: number }) {
+  await page.goto(`/?subsite=${account.subsiteId}`);
+  await login(page, account.email, account.password);
+  await page.waitForURL('**/user/realtime-tracking');
+}
+
+/** Fails with axe's serious and critical violations of the page, named by `what`. */
+export async function expectAccessible(page: Page, what: string) {
+  const violations = await seriousA11yViolations(page);
+  if (violations.length > 0) console.error(what, JSON.stringify(violations, null, 2));
+  expect(violations.map((v) => `${what}: ${v.id} (${v.impact}) ${v.help}`)).toEqual([]);
+}
+
+/** Reads until the value equals `expected` (what the page or the server does next is asynchronous), then asserts it. */
+export async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
+    await Bun.sleep(100);
+    last = await read();
+  }
+  expect(last).toEqual(expected);
 }

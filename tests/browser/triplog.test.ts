@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
-import { login, PHONE, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
+import { eventually, login, PHONE, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
 
 // A browser step may take seconds on a small CI machine (set per file: bun resets it for each).
 setDefaultTimeout(90_000);
@@ -40,15 +40,6 @@ async function tripsOf(unitId: number) {
 }
 
 /** Polls until `read` answers `expected`, else fails with the last answer. */
-async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
-    await Bun.sleep(100);
-    last = await read();
-  }
-  expect(last).toEqual(expected);
-}
 
 const rowCount = (page: Page) => page.locator('[data-testid^="trip-row-"]').count();
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Page } from 'playwright-core';
-import { login, startSuite, type Suite } from './support';
+import { login, startSuite, type Suite, watchContentSecurityPolicy } from './support';
 
 // A browser step may take seconds on a small CI machine (set per file: bun resets it for each).
 setDefaultTimeout(60_000);
@@ -64,7 +64,8 @@ describe('two-factor login', () => {
     expect(await countdown.textContent()).toBe('00:00');
     expect(await resendButton(page).isDisabled()).toBe(false);
 
-    // Resend: a new mail and a 00:10 countdown.
+    // Resend: a new mail and a 00:10 countdown (the server sends codes at least 10 s apart).
+    suite.server.clock.advance(10_000);
     await resendButton(page).click();
     const secondCode = await codeFromMail(account.email);
     expect(seconds(await countdown.textContent())).toBeLessThanOrEqual(10);
@@ -83,7 +84,7 @@ describe('two-factor login', () => {
     await page.waitForURL('**/user/realtime-tracking');
 
     // Another browser (another fingerprint) is not trusted.
-    const otherContext = await suite.browser.newContext({ baseURL: suite.server.url, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) OtherBrowser/1.0' });
+    const otherContext = watchContentSecurityPolicy(await suite.browser.newContext({ baseURL: suite.server.url, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) OtherBrowser/1.0' }));
     const other = await otherContext.newPage();
     await other.goto('/');
     await login(other, account.email, account.password);

@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { addUnit, pngOfSize, rawCall, readPdf, setState } from '../../src/modules/units/testing';
-import { login, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
+import { UNIT_LIST_COLUMNS } from '../../src/modules/units/model';
+import { waitFor } from '../support/wait';
+import { eventually, expectAccessible, login, screenshot, signIn, startSuite, type Suite } from './support';
 
 // A browser step may take seconds on a small CI machine (set per file: bun resets it for each).
 setDefaultTimeout(90_000);
@@ -25,18 +27,6 @@ afterAll(async () => {
   await suite?.close();
 });
 
-async function signIn(page: Page, account: { email: string; password: string; subsiteId: number }) {
-  await page.goto(`/?subsite=${account.subsiteId}`);
-  await login(page, account.email, account.password);
-  await page.waitForURL('**/user/realtime-tracking');
-}
-
-async function expectAccessible(page: Page, what: string) {
-  const violations = await seriousA11yViolations(page);
-  if (violations.length > 0) console.error(what, JSON.stringify(violations, null, 2));
-  expect(violations.map((v) => `${what}: ${v.id} (${v.impact}) ${v.help}`)).toEqual([]);
-}
-
 async function department(accountId: number, name: string): Promise<number> {
   const [row] = await suite.server.database.rows<{ id: number }>(sql`insert into departments (account_id, name) values (${accountId}, ${name}) returning id`);
   return row!.id;
@@ -48,15 +38,6 @@ const imei = () => `35810000000${String(++imeiSequence).padStart(4, '0')}`;
 const headers = (page: Page) => page.locator('[role="columnheader"]').allTextContents();
 
 /** Polls until `read` answers `expected` (the list refetches after a change), else fails with the last answer. */
-async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < deadline) {
-    await Bun.sleep(100);
-    last = await read();
-  }
-  expect(last).toEqual(expected);
-}
 
 describe('unit list', () => {
   test('the column choice survives a reload; a filter; a bulk task with progress and a result per unit', async () => {
@@ -83,8 +64,11 @@ describe('unit list', () => {
     await chooser.getByText('Taggar', { exact: true }).click();
     await chooser.getByText('Mätarställning', { exact: true }).click();
     await chooser.getByText('IMEI', { exact: true }).click();
+    // The choice shows at once and is saved behind it (the shared preferences store): reload once it is saved.
+    const saved = page.waitForResponse((response) => response.url().endsWith('/api/preferences/tables/units') && response.request().method() === 'POST');
     await chooser.getByRole('button', { name: 'Spara' }).click();
     await page.locator('[role="columnheader"]', { hasText: 'Taggar' }).waitFor();
+    expect((await saved).status()).toBe(200);
     await page.reload();
     await page.getByTestId(`unit-row-${volvo}`).waitFor();
     expect((await headers(page)).slice(1)).toEqual(['Namn▲', 'Registreringsnummer', 'Fordonstyp', 'Avdelning', 'Taggar', 'Status', 'Senast sedd', 'Mätarställning']);
@@ -115,6 +99,9 @@ describe('unit list', () => {
     await bulk.getByLabel('Åtgärd').selectOption('department');
     await bulk.getByLabel('Värde').selectOption({ label: 'Söder' });
     await bulk.getByRole('button', { name: 'Kör' }).click();
+    // An administrator's task is a queued job on the server (this suite runs no worker: the test hands it on).
+    await waitFor('the bulk job', async () => (await suite.server.database.query('SELECT id FROM bulk_jobs WHERE account_id = $1', [admin.accountId])).length === 1);
+    await suite.server.platform.queue.drain();
     await bulk.getByTestId('bulk-summary').waitFor();
     await expect(bulk.getByTestId('bulk-summary').textContent()).resolves.toBe('Klart för alla enheter.');
     expect(await bulk.getByTestId('bulk-progress').getAttribute('value')).toBe('100');
@@ -500,8 +487,10 @@ describe('operating hours and the checked-in driver', () => {
     const unitId = await addUnit(suite.server, admin.accountId, imei(), 'Traktor');
     await suite.server.database.rows(sql`insert into unit_engine_hours (unit_id, counted_s, tracker_s) values (${unitId}, 0, ${1234.5 * 3600})`);
     await suite.server.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${unitId}, ${olle.id}, now())`);
-    await suite.server.database.rows(sql`insert into unit_list_preferences (user_id, columns, updated_at)
-      values (${admin.userId}, ${'{name,driver,operatingHours}'}, now())`);
+    const shown = ['name', 'driver', 'operatingHours'];
+    const view = { sorting: [{ id: 'name', desc: false }], hidden: UNIT_LIST_COLUMNS.filter((column) => !shown.includes(column)) };
+    await suite.server.database.rows(sql`insert into user_preferences (user_id, key, value, updated_at)
+      values (${admin.userId}, 'table.units', ${JSON.stringify(view)}::jsonb, now())`);
     const page = await suite.newPage();
     await signIn(page, admin);
     await page.goto('/user/edit-terminal-list');

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { demoImei, seedDemo } from '../../src/demo/seed';
 import { demoEnabled, loadConfig } from '../../src/lib/config';
+import type { ScheduleAnswer } from '../../src/modules/bookings/model';
 import { createTestApp, type TestApp } from '../support/app';
 
 let app: TestApp;
@@ -12,13 +13,14 @@ afterAll(async () => app?.close());
 
 test('the demo administrator can log in at once, and a restart adds nothing twice', async () => {
   const devices = await seedDemo(app.platform);
-  expect(devices.map((d) => d.imei)).toEqual([0, 1, 2, 3].map(demoImei));
+  expect(devices.map((d) => d.imei)).toEqual([...[0, 1, 2, 3].map(demoImei), '350000009000001']);
   const again = await seedDemo(app.platform);
   expect(again.map((d) => d.unitId)).toEqual(devices.map((d) => d.unitId));
   const [counts] = await app.database.rows<{ users: number; units: number; accounts: number }>(sql`
     select (select count(*)::int from users) as users, (select count(*)::int from units) as units,
            (select count(*)::int from accounts) as accounts`);
-  expect(counts).toEqual({ users: 2, units: 4, accounts: 1 });
+  // DEMO_VEHICLES vehicles and the Scout v2 boat in theft mode; the support user's and the reseller's accounts.
+  expect(counts).toEqual({ users: 4, units: 5, accounts: 3 });
 
   const token = await app.login({ email: 'demo@example.com', password: 'Demo-pass-1!', subsiteId: 0 });
   const me = await app.call<{ user: { Email: string; Role: string } }>('GET', '/api/me', { token });
@@ -28,6 +30,46 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   const driverToken = await app.login({ email: 'driver.demo@example.com', password: 'Demo-pass-1!', subsiteId: 0 });
   const units = await app.call<Array<{ ID: number }>>('GET', '/api/units', { token: driverToken });
   expect(units.body.data!.map((unit) => unit.ID).sort((a, b) => a - b)).toEqual(devices.slice(0, 3).map((d) => d.unitId).sort((a, b) => a - b));
+
+  // Issue 19: the support user registers stock (no longer 403 on a demo install) and opens the demo company;
+  // the reseller finds it as its customer; the demo's audit log names its first users.
+  const supportToken = await app.login({ email: 'support.demo@example.com', password: 'Demo-pass-1!', subsiteId: 0 });
+  expect((await app.call('POST', '/api/admin/tracker-stock', { token: supportToken, body: { imeis: ['351000000000099'] } })).status).toBe(200);
+  const resellerToken = await app.login({ email: 'reseller.demo@example.com', password: 'Demo-pass-1!', subsiteId: 0 });
+  const customers = await app.call<Array<{ companyName: string }>>('GET', '/api/admin/customer-accounts?q=Demo', { token: resellerToken });
+  expect(customers.body.data!.map((account) => account.companyName)).toEqual(['Demo Fleet AB']);
+  await app.platform.outbox.drain();
+  const audit = await app.call<{ entries: Array<{ action: string; target: { label: string } }> }>('GET', '/api/audit', { token });
+  expect(audit.body.data!.entries.map((entry) => `${entry.action} ${entry.target.label}`).sort()).toEqual(['user.created Anna Demo', 'user.created Erik Driver']);
+  // The boat is in theft mode from the start: marked in the list, with its 24 h mode to return.
+  const boat = devices.at(-1)!.unitId;
+  const list = await app.call<Array<{ ID: number; TheftMode: string; OperatingMode: string }>>('GET', '/api/units', { token });
+  expect(list.body.data!.find((unit) => unit.ID === boat)).toMatchObject({ TheftMode: 'on', OperatingMode: 'theft' });
+  const theft = await app.call<{ state: string; previousMode: string }>('GET', `/api/units/${boat}/theft-mode`, { token });
+  expect(theft.body.data).toMatchObject({ state: 'on', supported: true, previousMode: '24h' });
+  // Issue 21: alarms in the history, two acknowledged, each with its delivery log (an SMS refused for want of credits).
+  const alarms = await app.call<Array<{ type: string; acknowledgedBy: string | null }>>('GET', '/api/alarms', { token });
+  expect(alarms.body.data!.map((alarm) => [alarm.type, alarm.acknowledgedBy])).toEqual([
+    ['power_cut', null],
+    ['overspeed', null],
+    ['tamper', 'Anna Demo'],
+    ['theft_zone_exit', 'Anna Demo'],
+  ]);
+  const bell = await app.call<{ unacknowledged: number }>('GET', '/api/alarms/summary', { token });
+  expect(bell.body.data!.unacknowledged).toBe(2);
+  const deliveries = await app.call<Array<{ channel: string; status: string; error: string | null }>>('GET', '/api/alarms/deliveries', { token });
+  expect(deliveries.body.data!).toHaveLength(11);
+  expect(deliveries.body.data!.filter((row) => row.status === 'refused')).toEqual([expect.objectContaining({ channel: 'sms', error: 'alarms.delivery.noSmsCredits' })]);
+  // The car schedule shows a week of bookings (the test clock's week, Monday 2026-03-02), five on one Wednesday car.
+  const week = await app.call<ScheduleAnswer>('GET', '/api/car-schedule/week?week_day=2026-03-04', { token });
+  const bookings = week.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule);
+  expect(bookings).toHaveLength(26);
+  expect(new Set(bookings.map((booking) => booking.StartDate.slice(0, 10))).size).toBe(7);
+  const wednesday = week.body.data!.BookingSchedules.find((vehicle) => vehicle.ID === devices[2]!.unitId)!.Schedule.filter((booking) => booking.StartDate.startsWith('2026-03-04'));
+  expect(wednesday).toHaveLength(5);
+  const mine = await app.call<ScheduleAnswer>('GET', '/api/car-schedule/month?month=2026-03&mine=true', { token: driverToken });
+  expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).every((booking) => booking.Mine)).toBe(true);
+  expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).length).toBeGreaterThan(5);
 });
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {

@@ -84,7 +84,7 @@ test('random bytes, truncated frames, wrong CRCs and oversized lengths store not
 
   // OsmAnd: malformed requests get 400 and store nothing.
   const base = `http://127.0.0.1:${gateway.ports.osmand}`;
-  for (const body of ['{"location":', randomHex(200), 'id=356307042441013&lat=999&lon=18']) {
+  for (const body of ['{"location":', randomHex(200), 'id=356307042441013&lat=north&lon=18']) {
     const response = await fetch(`${base}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);

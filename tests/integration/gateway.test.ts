@@ -5,6 +5,7 @@ import { buildPacket, encodeCommand, encodeLogin, encodeReply, Gt06Protocol } fr
 import { encodeUdpDatagram } from '../../src/gateway/teltonika';
 import { createTestApp, type TestApp } from '../support/app';
 import { connectDevice, hex, imeiLogin } from '../support/device';
+import { waitFor } from '../support/wait';
 
 const C8_EX1 =
   '000000000000003608010000016B40D8EA30010000000000000000000000000000000105021503010101425E0F01F10000601A014E0000000000000000010000C7CF';
@@ -155,7 +156,7 @@ describe('Teltonika TCP', () => {
     // 'getio' exactly as the wiki encodes it.
     expect(hex(await device.read(25))).toBe('000000000000000D0C010500000005676574696F01000000CB');
     device.write(GETIO_REPLY);
-    for (let i = 0; i < 40 && (await commands.get(id))?.status !== 'answered'; i++) await Bun.sleep(25);
+    await waitFor('the command to be answered', async () => (await commands.get(id))?.status === 'answered');
     const stored = await commands.get(id);
     expect(stored?.status).toBe('answered');
     expect(stored?.response).toBe('DI1:1 DI2:0 DI3:0 AIN1:0 AIN2:16924 DO1:0 DO2:1');
@@ -190,7 +191,7 @@ describe('Teltonika UDP', () => {
     });
     socket.close();
     client.send(Buffer.from(UDP_C8, 'hex'), gateway.ports.teltonika, '127.0.0.1');
-    for (let i = 0; i < 60 && replies.length === 0; i++) await Bun.sleep(25);
+    await waitFor('a reply', () => replies.length > 0);
     expect(replies).toEqual(['0005CAFE010501']);
     expect(await countPositions(unitId)).toBe(1);
     client.close();
@@ -205,7 +206,7 @@ describe('Teltonika UDP', () => {
     const record = { time: new Date(Date.now() - 60_000), latitude: 59.33, longitude: 18.06, satellites: 9, io: { 239: 1, 66: 24_000, 16: 4_242 } };
     client.send(encodeUdpDatagram({ packetId: 1, avlPacketId: 1, imei: '352093086403701', codec: 0x8e, records: [record] }), gateway.ports.teltonika, '127.0.0.1');
     client.send(encodeUdpDatagram({ packetId: 2, avlPacketId: 2, imei: '352093086403702', codec: 0x8e, records: [record] }), gateway.ports.teltonika, '127.0.0.1');
-    for (let i = 0; i < 80 && replies.length < 2; i++) await Bun.sleep(25);
+    await waitFor('two replies', () => replies.length >= 2);
     expect(replies).toHaveLength(2);
     const odometers = async (unitId: number) =>
       (await app.database.rows<{ odometer_m: number | null }>(sql`select odometer_m from positions where unit_id = ${unitId}`)).map((row) => row.odometer_m);
@@ -254,8 +255,45 @@ describe('GT06', () => {
     expect(hex(await device.read(where.length))).toBe(hex(where));
     expect(await commands.get(first)).toMatchObject({ status: 'answered', response: 'Cut off the fuel supply: Success!' });
     device.write(answer(2, 'Lat:N23.111668,Lon:E114.409285'));
-    for (let i = 0; i < 40 && (await commands.get(second))?.status !== 'answered'; i++) await Bun.sleep(25);
+    await waitFor('the second command to be answered', async () => (await commands.get(second))?.status === 'answered');
     expect(await commands.get(second)).toMatchObject({ status: 'answered', response: 'Lat:N23.111668,Lon:E114.409285' });
+    device.end();
+  });
+
+  test('a 4G unit: login with its zone, the time asked, a 4G fix and a fence alarm stored, a heartbeat and information', async () => {
+    const unitId = await addUnit('868120301234560', 'gt06');
+    const device = await connectDevice(gateway.ports.gt06);
+    const frame = (hex: string) => hex.replace(/[\s|]+/g, '');
+    // Login at +05:30; the unit's own zone is unset, so its D6 times are read at +05:30.
+    device.write(frame('78 78 | 11 | 01 | 08 68 12 03 01 23 45 60 | 22 08 | 21 22 | 00 04 | DA 64 | 0D 0A'));
+    expect(hex(await device.read(10))).toBe('7878050100048E710D0A');
+    // The time request is answered with the server's UTC time and the serial echoed.
+    device.write(frame('78 78 | 05 | 8A | 00 03 | DF 84 | 0D 0A'));
+    const time = await device.read(16);
+    expect(hex(time)!.slice(0, 8)).toBe('78780B8A');
+    expect(hex(time)!.slice(20, 24)).toBe('0003');
+    const [yy, mo, dd, hh, mi, ss] = time!.subarray(4, 10);
+    expect(Math.abs(Date.UTC(2000 + yy!, mo! - 1, dd!, hh!, mi!, ss!) - Date.now())).toBeLessThan(5_000);
+    device.write(frame('78 78 | 29 | A0 | 18 05 11 09 1E 0F | C9 | 06 5D AC 58 | 01 F0 1F 28 | 2A | 14 57 | 00 F0 | 01 | 00 00 32 C8 | 00 00 00 00 01 A2 B3 C4 | 01 | 00 | 00 | 00 42 | 0F 1F | 0D 0A'));
+    expect(hex(await device.read(10))).toBe('787805A00042FC480D0A');
+    device.write(frame('78 78 | 2D | A4 | 18 06 01 0C 00 05 | C7 | 06 31 05 7E | 01 48 E4 20 | 3A | 14 BE | 10 | 00 F0 | 02 | 00 00 1F 4A | 00 00 00 00 00 D2 E1 F0 | 46 | 05 | 04 | 04 | 02 | 01 | 02 05 | 96 6C | 0D 0A'));
+    expect(hex(await device.read(10))).toBe('787805A402059A220D0A');
+    // Information (door open) is kept without a fix and not answered; the heartbeat is.
+    device.write(frame('79 79 00 07 94 05 05 00 62 94 5A 0D 0A'));
+    device.write(frame('78 78 | 0A | 13 | 46 | 55 | 04 | 00 | 02 | 00 71 | B5 F4 | 0D 0A'));
+    expect(hex(await device.read(10))).toBe('7878051300719A760D0A');
+    await gateway.context.ingest.drain();
+    const rows = await app.database.rows<{ time: string; valid: boolean; flags: number; io: Record<string, unknown>; normalized: Record<string, unknown> }>(
+      sql`select time, valid, flags, io, normalized from positions where unit_id = ${unitId} order by time`,
+    );
+    expect(rows.map((row) => [new Date(row.time).toISOString(), row.valid, row.normalized.alarm ?? null])).toEqual([
+      ['2024-05-17T04:00:15.000Z', true, null],
+      ['2024-06-01T06:30:05.000Z', true, 'geofenceEnter'],
+      [expect.any(String), false, null],
+    ]);
+    expect(rows[0]!.io).toMatchObject({ mcc: 240, mnc: 1, lac: 13_000, cellId: 27_440_068 });
+    expect(rows[1]!.normalized.geofence).toBe(1);
+    expect(rows[2]!.io).toMatchObject({ door: 1 });
     device.end();
   });
 

@@ -252,6 +252,10 @@ const unitCases: IsolationCase[] = [
   unitSection('theft-report', { recipients: ['eve@example.com'] }),
   unitRead('theft-report/pdf'),
   unitSection('theft-report/send', {}),
+  // Theft mode: B's unit is 404 to A whichever way it is asked or switched (nothing queued to B's tracker).
+  unitRead('theft-mode'),
+  unitSection('theft-mode', { on: true }),
+  unitSection('theft-mode', { on: false }),
   unitSection('replace-tracker', { imei: bUnits.freshImei, confirm: true }),
   {
     endpoint: 'POST /api/units/{id}/replace-tracker',
@@ -338,6 +342,98 @@ const unitCases: IsolationCase[] = [
 
 /** B's default purpose (set up in the purposes beforeAll at the end) and the trip log's attested-trips read. */
 const purposes = { bPurposeId: 0, bBefore: null as unknown };
+// User administration, the audit log and the support scope (issue 19): B's users, B's department, B's account.
+/** B's bulk job (set up in the bulk-jobs beforeAll at the end). */
+const bulkJobs = { bJobId: 0 };
+
+const userAdminCases: IsolationCase[] = [
+  {
+    endpoint: 'POST /api/admin/bulk-jobs',
+    call: (token) => app.call('POST', '/api/admin/bulk-jobs', { token, body: { target: 'users', ids: [a.userId, b.userId], task: { kind: 'twoFactor', enabled: true } } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'POST /api/admin/bulk-jobs',
+    call: (token) => app.call('POST', '/api/admin/bulk-jobs', { token, body: { target: 'units', ids: [a.unitId, b.unitId], task: { kind: 'department', departmentId: null } } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'POST /api/admin/bulk-jobs',
+    call: (token) =>
+      app.call('POST', '/api/admin/bulk-jobs', { token, body: { target: 'users', ids: [a.userId], task: { kind: 'department', departmentId: bUnits.departmentId } } }),
+    // Accepted as a job (nothing is done yet) would be wrong: B's department is checked before the job exists.
+    statuses: [403, 404, 422],
+  },
+  { endpoint: 'GET /api/admin/bulk-jobs/{jobId}', call: (token) => app.call('GET', `/api/admin/bulk-jobs/${bulkJobs.bJobId}`, { token }), statuses: [403, 404] },
+  {
+    endpoint: 'POST /api/admin/users/bulk',
+    call: (token) => app.call('POST', '/api/admin/users/bulk', { token, body: { userIds: [a.userId, b.userId], task: { kind: 'twoFactor', enabled: true } } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'GET /api/admin/users',
+    call: (token) => app.call('GET', `/api/admin/users?departmentId=${bUnits.departmentId}`, { token }),
+    statuses: [403, 422],
+  },
+  {
+    endpoint: 'POST /api/admin/users',
+    call: (token) => app.call('POST', '/api/admin/users', { token, body: { firstName: 'Eve', email: 'eve@example.com', departmentId: bUnits.departmentId } }),
+    statuses: [403, 422],
+  },
+  { endpoint: 'GET /api/admin/users/{userId}', call: (token) => app.call('GET', `/api/admin/users/${b.userId}`, { token }), statuses: [403, 404] },
+  {
+    endpoint: 'POST /api/admin/users/{userId}',
+    call: (token) => app.call('POST', `/api/admin/users/${b.adminId}`, { token, body: { firstName: 'Eve', email: 'eve2@example.com', isAdmin: false } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'POST /api/admin/users/{userId}',
+    call: (token) =>
+      app.call('POST', `/api/admin/users/${a.userId}`, { token, body: { firstName: 'User', email: a.userEmail, departmentId: bUnits.departmentId } }),
+    statuses: [403, 422],
+  },
+  { endpoint: 'DELETE /api/admin/users/{userId}', call: (token) => app.call('DELETE', `/api/admin/users/${b.userId}`, { token }), statuses: [403, 404] },
+  {
+    endpoint: 'POST /api/admin/users/{userId}/invitation',
+    call: (token) => app.call('POST', `/api/admin/users/${b.userId}/invitation`, { token }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'GET /api/admin/users/{userId}/sessions',
+    call: (token) => app.call('GET', `/api/admin/users/${b.adminId}/sessions`, { token }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'DELETE /api/admin/users/{userId}/sessions',
+    call: (token) => app.call('DELETE', `/api/admin/users/${b.adminId}/sessions`, { token }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'DELETE /api/admin/users/{userId}/sessions/{sessionId}',
+    call: async (token) => {
+      const [session] = await app.database.rows<{ id: string }>(sql`select id from sessions where user_id = ${b.adminId} and revoked_at is null limit 1`);
+      return app.call('DELETE', `/api/admin/users/${b.adminId}/sessions/${session!.id}`, { token });
+    },
+    statuses: [403, 404],
+  },
+  { endpoint: 'GET /api/audit', call: (token) => app.call('GET', `/api/audit?actorUserId=${b.adminId}`, { token }), statuses: [403, 404] },
+  {
+    endpoint: 'GET /api/audit/export',
+    call: async (token) => {
+      const response = await app.api.handle(
+        new Request(`http://localhost/api/audit/export?format=csv&actorUserId=${b.adminId}`, { headers: { authorization: `Bearer ${token}`, 'x-lang': 'en' } }),
+      );
+      return { status: response.status, body: await response.json(), headers: response.headers } as CallResult;
+    },
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'POST /api/admin/customer-accounts/{accountId}/open',
+    call: (token) => app.call('POST', `/api/admin/customer-accounts/${b.accountId}/open`, { token }),
+    statuses: [403],
+  },
+];
+
 const purposeCases: IsolationCase[] = [
   {
     endpoint: 'POST /api/purposes/{id}',
@@ -355,6 +451,9 @@ const purposeCases: IsolationCase[] = [
     statuses: [404],
   },
 ];
+
+/** B's browser push subscription (set up in the notifications beforeAll at the end). */
+const notifications = { bSubscriptionId: 0 };
 
 /** B's place and A's own place (set up in the places beforeAll at the end). */
 const places = { bPlaceId: 0, aPlaceId: 0, bBefore: null as unknown };
@@ -397,6 +496,214 @@ const placeCases: IsolationCase[] = [
   },
 ];
 
+// Car info onboarding (units): A saves or skips the car info of B's unit.
+const carInfoCases: IsolationCase[] = [
+  {
+    endpoint: 'POST /api/units/{id}/car-info',
+    call: (token) =>
+      app.call('POST', `/api/units/${b.unitId}/car-info`, {
+        token,
+        body: { registrationNumber: 'ABC123', model: '', fuelType: null, fuelConsumptionPer10Km: null, co2GPerKm: null, carUsage: 'none', odometerKm: 0 },
+      }),
+    statuses: [403, 404],
+  },
+  { endpoint: 'POST /api/units/{id}/car-info/skip', call: (token) => app.call('POST', `/api/units/${b.unitId}/car-info/skip`, { token }), statuses: [403, 404] },
+];
+// --- Geofences: B's zone (set up in the geofences beforeAll at the end) and A's own zone. ---
+const geofences = { bZoneId: 0, aZoneId: 0, bBefore: null as unknown };
+const geofenceBody = (unitIds: number[]) => ({
+  name: 'Hijacked zone',
+  shape: 'circle',
+  center: { latitude: 59.33, longitude: 18.07 },
+  radiusM: 500,
+  points: null,
+  units: unitIds,
+  deactivations: [],
+  theftMode: false,
+  realTime: true,
+  active: true,
+});
+const geofenceCases: IsolationCase[] = [
+  { endpoint: 'GET /api/geofences/{id}', call: (token) => app.call('GET', `/api/geofences/${geofences.bZoneId}`, { token }), statuses: [404] },
+  {
+    endpoint: 'POST /api/geofences/{id}',
+    call: (token) => app.call('POST', `/api/geofences/${geofences.bZoneId}`, { token, body: geofenceBody([a.unitId]) }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/geofences/{id}/active',
+    call: (token) => app.call('POST', `/api/geofences/${geofences.bZoneId}/active`, { token, body: { active: false } }),
+    statuses: [404],
+  },
+  { endpoint: 'DELETE /api/geofences/{id}', call: (token) => app.call('DELETE', `/api/geofences/${geofences.bZoneId}`, { token }), statuses: [404] },
+  { endpoint: 'GET /api/geofences/events', call: (token) => app.call('GET', `/api/geofences/events?geofenceId=${geofences.bZoneId}`, { token }), statuses: [404] },
+  { endpoint: 'GET /api/geofences/events', call: (token) => app.call('GET', `/api/geofences/events?unitId=${b.unitId}`, { token }), statuses: [404] },
+  { endpoint: 'POST /api/geofences', call: (token) => app.call('POST', '/api/geofences', { token, body: geofenceBody([b.unitId]) }), statuses: [422] },
+  {
+    endpoint: 'POST /api/geofences/{id}',
+    call: (token) => app.call('POST', `/api/geofences/${geofences.aZoneId}`, { token, body: geofenceBody([a.unitId, b.unitId]) }),
+    statuses: [422],
+  },
+];
+// --- end of geofences ---
+// --- Alarms: B's alarm (raised in the alarms beforeAll at the end). ---
+const alarmIds = { b: 0 };
+const alarmCases: IsolationCase[] = [
+  { endpoint: 'POST /api/alarms/{id}/acknowledge', call: (token) => app.call('POST', `/api/alarms/${alarmIds.b}/acknowledge`, { token }), statuses: [404] },
+  { endpoint: 'POST /api/alarms/acknowledge', call: (token) => app.call('POST', '/api/alarms/acknowledge', { token, body: { ids: [alarmIds.b] } }), statuses: [404] },
+  { endpoint: 'GET /api/alarms', call: (token) => app.call('GET', `/api/alarms?unitId=${b.unitId}`, { token }), statuses: [404] },
+  { endpoint: 'GET /api/alarms/deliveries', call: (token) => app.call('GET', `/api/alarms/deliveries?alarmId=${alarmIds.b}`, { token }), statuses: [403, 404] },
+];
+// --- end of alarms ---
+// --- Alarm receivers: B's receiver and BLE tag, A's own receiver (set up in the alarm receivers beforeAll at the end). ---
+const receivers = { bReceiverId: 0, bBleId: 0, aReceiverId: 0, aBleId: 0, bBefore: null as unknown };
+const refusedReceiver = [403, 404];
+const receiverCases: IsolationCase[] = [
+  {
+    endpoint: 'GET /api/admin/alarm-receiver/list/gps/{unitId}',
+    call: (token) => app.call('GET', `/api/admin/alarm-receiver/list/gps/${b.unitId}`, { token }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'GET /api/admin/alarm-receiver/list/ble/{unitId}',
+    call: (token) => app.call('GET', `/api/admin/alarm-receiver/list/ble/${receivers.bBleId}`, { token }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/add-edit',
+    call: (token) =>
+      app.call('POST', '/api/admin/alarm-receiver/add-edit', { token, body: { id: receivers.bReceiverId, name: 'Hijacked', email: 'hijack@example.com' } }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/add-edit',
+    call: (token) => app.call('POST', '/api/admin/alarm-receiver/add-edit', { token, body: { id: 0, member_id: b.userId, name: 'Hijacked' } }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/add-edit',
+    call: (token) =>
+      app.call('POST', '/api/admin/alarm-receiver/add-edit', {
+        token,
+        body: { id: 0, name: 'Hijacked', email: 'hijack@example.com', terminal_id: b.unitId, device_type: 'gps' },
+      }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/add-edit',
+    call: (token) =>
+      app.call('POST', '/api/admin/alarm-receiver/add-edit', {
+        token,
+        body: { id: receivers.aReceiverId, name: 'Hijacked', email: 'hijack@example.com', terminal_id: receivers.bBleId, device_type: 'ble' },
+      }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'GET /api/admin/alarm-receiver/{id}/delete',
+    call: (token) => app.call('GET', `/api/admin/alarm-receiver/${receivers.bReceiverId}/delete`, { token }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/get-units',
+    call: (token) => app.call('POST', '/api/admin/alarm-receiver/get-units', { token, body: { receiverId: receivers.bReceiverId } }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/get-units',
+    call: (token) => app.call('POST', '/api/admin/alarm-receiver/get-units', { token, body: { receiverId: 0, memberId: b.adminId } }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/unit/assign',
+    call: (token) =>
+      app.call('POST', '/api/admin/alarm-receiver/unit/assign', {
+        token,
+        body: { receiver_id: receivers.bReceiverId, terminals: [{ terminal_id: a.unitId, device_type: 'gps' }] },
+      }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/unit/assign',
+    call: (token) =>
+      app.call('POST', '/api/admin/alarm-receiver/unit/assign', {
+        token,
+        body: {
+          receiver_id: receivers.aReceiverId,
+          terminals: [
+            { terminal_id: a.unitId, device_type: 'gps' },
+            { terminal_id: b.unitId, device_type: 'gps' },
+          ],
+        },
+      }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/unit/assign',
+    call: (token) =>
+      app.call('POST', '/api/admin/alarm-receiver/unit/assign', {
+        token,
+        body: { receiver_id: receivers.aReceiverId, terminals: [{ terminal_id: receivers.bBleId, device_type: 'ble' }] },
+      }),
+    statuses: refusedReceiver,
+  },
+  {
+    endpoint: 'POST /api/admin/alarm-receiver/alarm-type/toggle',
+    call: (token) =>
+      app.call('POST', '/api/admin/alarm-receiver/alarm-type/toggle', { token, body: { receiverId: receivers.bReceiverId, type: 'security', state: 0 } }),
+    statuses: refusedReceiver,
+  },
+  // Alert numbers are for the configured parent account's users only: A is not one (nor is B).
+  {
+    endpoint: 'POST /api/admin/alert-numbers/{id}',
+    call: (token) => app.call('POST', '/api/admin/alert-numbers/1', { token, body: { country_code: '46', phone: '0701234567' } }),
+    statuses: [403],
+  },
+  { endpoint: 'DELETE /api/admin/alert-numbers/{id}', call: (token) => app.call('DELETE', '/api/admin/alert-numbers/1', { token }), statuses: [403] },
+];
+// --- end of alarm receivers ---
+
+// --- bookings (car schedule): B's booking, set up in the bookings beforeAll at the end ---
+const bookings = { bBookingId: 0 };
+const bookingBody = (imei: string, overrides: Record<string, unknown> = {}) => ({
+  imei,
+  start_date: '2026-03-10 10:00:00',
+  end_date: '2026-03-10 11:00:00',
+  purpose: 'Hijacked',
+  ...overrides,
+});
+const bookingCases: IsolationCase[] = [
+  { endpoint: 'GET /api/car-schedule/week', call: (token) => app.call('GET', `/api/car-schedule/week?week_day=2026-03-10&Imeis=${b.imei}`, { token }), statuses: [404] },
+  { endpoint: 'GET /api/car-schedule/month', call: (token) => app.call('GET', `/api/car-schedule/month?month=2026-03&Imeis=${b.imei}`, { token }), statuses: [404] },
+  {
+    endpoint: 'GET /api/car-schedule/units/{unitId}/bookings',
+    call: (token) => app.call('GET', `/api/car-schedule/units/${b.unitId}/bookings`, { token }),
+    statuses: [404],
+  },
+  { endpoint: 'POST /api/car-schedule/drivers', call: (token) => app.call('POST', '/api/car-schedule/drivers', { token, body: { imei: b.imei } }), statuses: [404] },
+  {
+    endpoint: 'POST /api/car-schedule/save',
+    call: (token) => app.call('POST', '/api/car-schedule/save', { token, body: bookingBody(b.imei, { driver_id: a.userId, start_date: '2026-03-11 10:00', end_date: '2026-03-11 11:00' }) }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/car-schedule/save',
+    call: (token) => app.call('POST', '/api/car-schedule/save', { token, body: bookingBody(a.imei, { driver_id: b.userId, start_date: '2026-03-12 10:00', end_date: '2026-03-12 11:00' }) }),
+    statuses: [403, 422],
+  },
+  {
+    endpoint: 'POST /api/car-schedule/update',
+    call: (token) => app.call('POST', '/api/car-schedule/update', { token, body: { ...bookingBody(a.imei, { driver_id: a.userId }), id: bookings.bBookingId } }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/car-schedule/update',
+    call: (token) => app.call('POST', '/api/car-schedule/update', { token, body: { ...bookingBody(b.imei, { driver_id: b.userId }), id: bookings.bBookingId } }),
+    statuses: [404],
+  },
+  { endpoint: 'POST /api/car-schedule/delete', call: (token) => app.call('POST', '/api/car-schedule/delete', { token, body: { id: bookings.bBookingId } }), statuses: [404] },
+];
+// --- end of bookings ---
+
 const cases: IsolationCase[] = [
   {
     endpoint: 'GET /api/units/{id}',
@@ -420,12 +727,18 @@ const cases: IsolationCase[] = [
   },
   {
     endpoint: 'POST /api/user/update',
-    call: (token) => app.call('POST', '/api/user/update', { token, body: { userId: b.adminId, email: 'eve@example.com', password: 'Taken-123!' } }),
+    call: (token) => app.call('POST', '/api/user/update', {
+        token,
+        body: { userId: b.adminId, email: 'eve@example.com', password: 'Taken-123!', current_password: a.password },
+      }),
     statuses: [403, 404],
   },
   {
     endpoint: 'POST /api/user/update',
-    call: (token) => app.call('POST', '/api/user/update', { token, body: { userId: b.userId, email: 'eve2@example.com', password: 'Taken-123!' } }),
+    call: (token) => app.call('POST', '/api/user/update', {
+        token,
+        body: { userId: b.userId, email: 'eve2@example.com', password: 'Taken-123!', current_password: a.password },
+      }),
     statuses: [403, 404],
   },
   {
@@ -469,10 +782,32 @@ const cases: IsolationCase[] = [
     call: (token) => app.call('GET', `/api/admin/tracker-stock?q=${b.imei}`, { token }),
     statuses: [403],
   },
+  // Dead letters are platform-wide and for support staff only: administrators and users of any account are refused.
+  {
+    endpoint: 'POST /api/admin/dead-letters/jobs/{id}/retry',
+    call: (token) => app.call('POST', '/api/admin/dead-letters/jobs/1/retry', { token }),
+    statuses: [403],
+  },
+  {
+    endpoint: 'POST /api/admin/dead-letters/deliveries/retry',
+    call: (token) => app.call('POST', '/api/admin/dead-letters/deliveries/retry', { token, body: { eventId: 1, subscriber: 'any' } }),
+    statuses: [403],
+  },
+  {
+    endpoint: 'DELETE /api/notifications/push/subscriptions/{id}',
+    call: (token) => app.call('DELETE', `/api/notifications/push/subscriptions/${notifications.bSubscriptionId}`, { token }),
+    statuses: [404],
+  },
   ...unitCases,
   ...tripCases,
   ...placeCases,
+  ...geofenceCases,
+  ...alarmCases,
   ...purposeCases,
+  ...carInfoCases,
+  ...userAdminCases,
+  ...receiverCases,
+  ...bookingCases,
 ];
 
 /** Parameter and body field names that name an object of some account. Sub-site ids select a brand, not a tenant. */
@@ -565,7 +900,7 @@ describe('account isolation', () => {
     const userToken = callers[1]!.token;
     const result = await app.call('POST', '/api/user/update', {
       token: userToken,
-      body: { userId: a.adminId, email: 'takeover@example.com', password: 'Taken-123!' },
+      body: { userId: a.adminId, email: 'takeover@example.com', password: 'Taken-123!', current_password: a.password },
     });
     expect(result.status).toBe(404);
     expect(result.body.errors).toBe('Invalid user ID.');
@@ -734,4 +1069,170 @@ describe("places: B's place", () => {
       expect(JSON.stringify(list.body)).not.toContain('Secret place of B');
     }
   });
+});
+
+// B's browser push subscription, after the parties exist and before any case runs.
+beforeAll(async () => {
+  const subscribed = await app.call<{ id: number }>('POST', '/api/notifications/push/subscriptions', {
+    token: bToken,
+    body: { endpoint: 'https://push.example.com/send/b-secret', keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) } },
+  });
+  notifications.bSubscriptionId = subscribed.body.data!.id;
+});
+
+describe("notifications: B's push subscription", () => {
+  test('after every case above, B still has it', async () => {
+    const listed = await app.call<Array<{ id: number }>>('GET', '/api/notifications/push/subscriptions', { token: bToken });
+    expect(listed.body.data!.map((one) => one.id)).toEqual([notifications.bSubscriptionId]);
+  });
+});
+
+// --- Geofences: B's zone (assigned to B's unit, with a logged crossing) and A's zone, before any case runs. ---
+beforeAll(async () => {
+  const insertZone = async (accountId: number, unitId: number, name: string) => {
+    const [row] = await app.database.query<{ id: number }>(
+      `INSERT INTO geofences (account_id, name, shape, geom, radius_m) VALUES ($1, $2, 'circle', ST_GeogFromText('SRID=4326;POINT(18.07 59.33)'), 500)
+       RETURNING id`,
+      [accountId, name],
+    );
+    await app.database.query('INSERT INTO geofence_units (geofence_id, unit_id) VALUES ($1, $2)', [row!.id, unitId]);
+    return Number(row!.id);
+  };
+  geofences.bZoneId = await insertZone(b.accountId, b.unitId, 'Secret zone of B');
+  geofences.aZoneId = await insertZone(a.accountId, a.unitId, 'Zone of A');
+  await app.database.query(
+    `INSERT INTO geofence_events (account_id, geofence_id, unit_id, transition, at, lat, lon) VALUES ($1, $2, $3, 'entered', now(), 59.33, 18.07)`,
+    [b.accountId, geofences.bZoneId, b.unitId],
+  );
+  geofences.bBefore = await geofenceSnapshotOfB();
+});
+
+async function geofenceSnapshotOfB() {
+  return app.database.query(
+    `SELECT z.id, z.name, ST_AsText(z.geom) AS geom, z.radius_m, z.active,
+            (SELECT json_agg(unit_id ORDER BY unit_id) FROM geofence_units WHERE geofence_id = z.id) AS units,
+            (SELECT count(*)::int FROM geofence_events WHERE geofence_id = z.id) AS events
+     FROM geofences z WHERE z.account_id = $1 ORDER BY z.id`,
+    [b.accountId],
+  );
+}
+
+describe("geofences: B's zone", () => {
+  test('after every case above, B’s zone is as it was, A’s zone holds none of B, and no list or log shows B’s zone', async () => {
+    expect(await geofenceSnapshotOfB()).toEqual(geofences.bBefore as never);
+    expect(await app.database.query('SELECT unit_id FROM geofence_units WHERE geofence_id = $1', [geofences.aZoneId])).toEqual([{ unit_id: a.unitId }]);
+    expect(await app.database.query('SELECT 1 FROM geofences WHERE account_id = $1 AND name = $2', [a.accountId, 'Hijacked zone'])).toEqual([]);
+    for (const caller of callers) {
+      for (const path of ['/api/geofences', '/api/geofences/events']) {
+        const list = await app.call('GET', path, { token: caller.token });
+        expect(list.status).toBe(200);
+        expect(JSON.stringify(list.body)).not.toContain('Secret zone of B');
+      }
+    }
+  });
+});
+// --- end of geofences ---
+// --- Alarms: B's open alarm stays open and unseen by A. ---
+beforeAll(async () => {
+  const raised = await app.platform.database.transaction((tx) =>
+    app.services.alarms.raise(tx, { accountId: b.accountId, unitId: b.unitId, type: 'sos', at: new Date('2026-03-01T10:00:00Z'), latitude: 59.33, longitude: 18.07 }),
+  );
+  alarmIds.b = raised.alarmId;
+});
+
+describe("alarms: B's alarm", () => {
+  test('after every case above, B’s alarm is still open, and no list or bell of A shows it', async () => {
+    expect(await app.database.query('SELECT acknowledged_at FROM alarms WHERE id = $1', [alarmIds.b])).toEqual([{ acknowledged_at: null }]);
+    for (const caller of callers) {
+      for (const path of ['/api/alarms', '/api/alarms/summary']) {
+        const list = await app.call('GET', path, { token: caller.token });
+        expect(list.status).toBe(200);
+        expect(JSON.stringify(list.body)).not.toContain(b.unitName);
+        expect(JSON.stringify(list.body)).not.toContain(`"id":${alarmIds.b},`);
+      }
+    }
+  });
+});
+// --- end of alarms ---
+
+// --- Alarm receivers: B's receiver on B's unit and BLE tag; A's receiver on A's unit. ---
+beforeAll(async () => {
+  const directory = app.services.alarmReceivers;
+  receivers.bBleId = (await app.services.bleDevices.add(b.accountId, { mac: 'B0B0B0000001', name: 'Secret tag of B', kind: 'beacon' })).id;
+  receivers.aBleId = (await app.services.bleDevices.add(a.accountId, { mac: 'A0A0A0000001', name: 'Tag of A', kind: 'beacon' })).id;
+  await app.database.transaction(async (query) => {
+    receivers.bReceiverId = await directory.createReceiver(query, b.accountId, {
+      name: 'Secret receiver of B',
+      email: 'secret.receiver@example.com',
+      countryCode: '46',
+      phone: '701234598',
+      unitIds: [b.unitId],
+      bleDeviceIds: [receivers.bBleId],
+    });
+    receivers.aReceiverId = await directory.createReceiver(query, a.accountId, { name: 'Receiver of A', email: 'a.receiver@example.com', unitIds: [a.unitId] });
+  });
+  receivers.bBefore = await receiverSnapshotOfB();
+});
+
+async function receiverSnapshotOfB() {
+  return app.database.query(
+    `SELECT r.*, (SELECT json_agg(unit_id ORDER BY unit_id) FROM alarm_receiver_units WHERE receiver_id = r.id) AS units,
+            (SELECT json_agg(ble_device_id ORDER BY ble_device_id) FROM alarm_receiver_ble_units WHERE receiver_id = r.id) AS ble
+     FROM alarm_receivers r WHERE r.account_id = $1 ORDER BY r.id`,
+    [b.accountId],
+  );
+}
+
+describe("alarm receivers: B's receiver", () => {
+  test('after every case above, B’s receiver is as it was, A’s receiver holds none of B’s units, no list shows B', async () => {
+    expect(await receiverSnapshotOfB()).toEqual(receivers.bBefore as never);
+    expect(await app.database.query('SELECT unit_id FROM alarm_receiver_units WHERE receiver_id = $1', [receivers.aReceiverId])).toEqual([{ unit_id: a.unitId }]);
+    expect(await app.database.query('SELECT 1 FROM alarm_receiver_ble_units WHERE receiver_id = $1', [receivers.aReceiverId])).toEqual([]);
+    expect(await app.database.query('SELECT 1 FROM alarm_receivers WHERE account_id = $1 AND name = $2', [a.accountId, 'Hijacked'])).toEqual([]);
+    for (const caller of callers) {
+      for (const [method, path, body] of [
+        ['GET', '/api/admin/alarm-receiver/list', undefined],
+        ['GET', '/api/admin/user/list?limit=-1', undefined],
+        ['POST', '/api/admin/alarm-receiver/get-units', { receiverId: 0 }],
+      ] as const) {
+        const result = await app.call(method, path, { token: caller.token, body });
+        expect(JSON.stringify(result.body)).not.toMatch(/Secret (receiver|tag) of B|secret\.receiver|B0B0B0/);
+        expect(JSON.stringify(result.body)).not.toContain(b.adminEmail);
+      }
+    }
+  });
+});
+// --- end of alarm receivers ---
+
+// B's booking of its unit, after the parties exist and before any case runs.
+beforeAll(async () => {
+  const booked = await app.call<{ Booking: { ID: number } }>('POST', '/api/car-schedule/save', {
+    token: bToken,
+    body: bookingBody(b.imei, { driver_id: b.userId }),
+  });
+  bookings.bBookingId = booked.body.data!.Booking.ID;
+});
+
+describe("bookings: B's booking", () => {
+  test('after every case above, B’s booking is as it was and A booked nothing', async () => {
+    const rows = await app.database.query<{ unit_id: number; driver_id: number; purpose: string; starts_at: string }>(
+      `SELECT unit_id, driver_id, purpose, to_char(starts_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI') AS starts_at FROM bookings WHERE account_id = $1`,
+      [b.accountId],
+    );
+    expect(rows).toEqual([{ unit_id: b.unitId, driver_id: b.userId, purpose: 'Hijacked', starts_at: '2026-03-10 09:00' }]);
+    expect(await app.database.query('SELECT 1 FROM bookings WHERE account_id = $1', [a.accountId])).toEqual([]);
+    const week = await app.call('GET', '/api/car-schedule/week?week_day=2026-03-10', { token: bToken });
+    expect(JSON.stringify(week.body)).toContain(String(bookings.bBookingId));
+  });
+});
+
+// --- bulk jobs ---
+beforeAll(async () => {
+  const bAdmin = await app.login({ email: b.adminEmail, password: b.password, subsiteId: 0 });
+  const started = await app.call<{ id: number }>('POST', '/api/admin/bulk-jobs', {
+    token: bAdmin,
+    body: { target: 'users', ids: [b.userId], task: { kind: 'realtimeMap', enabled: true } },
+  });
+  expect(started.status).toBe(200);
+  bulkJobs.bJobId = started.body.data!.id;
 });

@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/lib/clock';
 import { loadConfig } from '../../src/lib/config';
 import { createLogger } from '../../src/lib/log';
 import type { DetectorPosition } from '../../src/modules/trips/detector';
-import { IngestWriter } from '../../src/modules/tracking/ingest';
+import { IngestWriter } from '../../src/modules/tracking/service';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 const ROOT = join(import.meta.dir, '../..');
@@ -111,6 +111,7 @@ describe('bun run trips --unit', () => {
     for (let i = 0; i < positions.length; i += 25) {
       await writer.submit({
         unitId: unit!.id,
+        accountId: account!.id,
         protocol: 'teltonika',
         deviceId: IMEI,
         receivedAt: new Date('2026-03-02T09:00:00Z'),

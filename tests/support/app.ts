@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
+import { stopServices } from '../../src/app';
 import { assemble } from '../../src/bootstrap';
 import { ManualClock } from '../../src/lib/clock';
 import { loadConfig } from '../../src/lib/config';
 import type { Envelope } from '../../src/lib/http';
 import { createLogger } from '../../src/lib/log';
-import { hashPassword } from '../../src/modules/auth/service';
+import { hashPassword } from '../../src/lib/password';
 import { createTestDatabase } from './database';
 import { startSmtpServer, type TestSmtp } from './smtp';
 
@@ -29,6 +30,8 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
     PUBLIC_URL: 'http://portal.test',
     GATEWAY: '0',
     JOBS: '0',
+    // Calls name their address in X-Forwarded-For, as a proxy in front would (rate limits count per address).
+    TRUST_PROXY: '1',
     ...options.env,
   });
   const { platform, services, api } = await assemble(config, database.handle, {
@@ -36,12 +39,16 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
     log: createLogger('silent'),
   });
 
+  let addressSequence = 0;
   async function call<T = unknown>(
     method: string,
     path: string,
     options: { body?: unknown; token?: string; headers?: Record<string, string> } = {},
   ): Promise<CallResult<T>> {
-    const headers: Record<string, string> = { accept: 'application/json', 'x-lang': 'en', ...options.headers };
+    // Each call comes from an address of its own unless it names one, so only tests of the limits meet them.
+    addressSequence += 1;
+    const address = `10.${(addressSequence >> 16) & 255}.${(addressSequence >> 8) & 255}.${addressSequence & 255}`;
+    const headers: Record<string, string> = { accept: 'application/json', 'x-lang': 'en', 'x-forwarded-for': address, ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let body: string | undefined;
     if (options.body !== undefined) {
@@ -104,6 +111,7 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
     login,
     grantUnits,
     async close() {
+      await stopServices(services);
       await smtp.close();
       await database.dispose();
     },

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVER_MAX_BODY_BYTES } from '../../src/lib/api';
 import { createTestApp, type TestApp } from './app';
 
 export const DIST_DIR = join(import.meta.dir, '../../src/web/dist');
@@ -28,7 +29,7 @@ export async function startTestServer(options: { env?: Record<string, string> } 
   const app: TestApp = await createTestApp({ env: { PUBLIC_URL: url, ...options.env } });
   const api = app.api;
   try {
-    api.listen({ hostname: '127.0.0.1', port });
+    api.listen({ hostname: '127.0.0.1', port, maxRequestBodySize: SERVER_MAX_BODY_BYTES });
   } catch (error) {
     await app.close();
     throw error;

@@ -5,21 +5,33 @@ export interface ReceivedMail {
   to: string;
   subject: string;
   text: string;
+  /** Attached files with their text content (e.g. an iCalendar invitation). */
+  attachments: Array<{ filename: string; contentType: string; content: string }>;
 }
 
 /** A real SMTP server on loopback; tests read what the product actually sent. */
 export async function startSmtpServer() {
   const inbox: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
+  /** SMTP reply codes the next recipients are refused with (451: try later; 550: no such mailbox). */
+  const refusals: number[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(_address, _session, callback) {
+      const code = refusals.shift();
+      if (code === undefined) return callback();
+      const refusal = new Error(code >= 500 ? 'Mailbox unavailable' : 'Try again later') as Error & { responseCode: number };
+      refusal.responseCode = code;
+      callback(refusal);
+    },
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then((mail: ParsedMail) => {
           const to = Array.isArray(mail.to) ? mail.to.map((a) => a.text).join(', ') : (mail.to?.text ?? '');
-          inbox.push({ to, subject: mail.subject ?? '', text: mail.text ?? '' });
+          const attachments = mail.attachments.map((file) => ({ filename: file.filename ?? '', contentType: file.contentType, content: file.content.toString('utf8') }));
+          inbox.push({ to, subject: mail.subject ?? '', text: mail.text ?? '', attachments });
           for (const wake of waiters.splice(0)) wake();
           callback();
         })
@@ -47,6 +59,9 @@ export async function startSmtpServer() {
           setTimeout(resolve, 100);
         });
       }
+    },
+    refuseNext(...codes: number[]) {
+      refusals.push(...codes);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

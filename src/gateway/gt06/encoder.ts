@@ -1,9 +1,85 @@
-import type { TerminalInfo } from './decoder';
+import type { Gt06Message, TerminalInfo } from './decoder';
 import { buildPacket, Gt06Protocol } from './packet';
 
 /** Server acknowledgement: 78 78 05 <protocol> <serial echo> <crc> 0D 0A. */
 export function encodeReply(protocolNumber: number, serial: number): Uint8Array {
   return buildPacket(protocolNumber, new Uint8Array(0), serial);
+}
+
+/** Answer to the time request 0x8A: the current UTC time as D6, the request's serial echoed (JM-VL03). */
+export function encodeTimeReply(now: Date, serial: number): Uint8Array {
+  const w = new Writer();
+  writeDate(w, now);
+  return buildPacket(Gt06Protocol.timeRequest, w.done(), serial);
+}
+
+export interface Gt06AddressReplyValues {
+  /** 1 Chinese form (0x17, 78 78), otherwise the English form (0x97, 79 79). */
+  language: number;
+  address: string;
+  /** The number the unit texts the address to, as the request named it. */
+  phone: string;
+  serial: number;
+  serverFlag?: number;
+}
+
+/**
+ * Address reply (GT06 v1.8, JM-VL03): command length (1 byte in the Chinese form, 2 in the English) = 4 + text ·
+ * server flag 4 · `ADDRESS&&` · address in UTF-16BE · `&&` · phone 21 (ASCII, 0-padded) · `##`.
+ */
+export function encodeAddressReply(values: Gt06AddressReplyValues): Uint8Array {
+  const text = new Writer();
+  text.bytes(new TextEncoder().encode('ADDRESS&&'));
+  for (const char of values.address) {
+    const code = char.charCodeAt(0);
+    text.u16(code);
+  }
+  text.bytes(new TextEncoder().encode('&&'));
+  const phone = new Uint8Array(21);
+  phone.set(new TextEncoder().encode(values.phone).subarray(0, 21));
+  text.bytes(phone);
+  text.bytes(new TextEncoder().encode('##'));
+  const body = text.done();
+  const w = new Writer();
+  const chinese = values.language === 1;
+  if (chinese) w.u8(4 + body.length);
+  else w.u16(4 + body.length);
+  w.u32(values.serverFlag ?? 1);
+  w.bytes(body);
+  return chinese
+    ? buildPacket(Gt06Protocol.addressReplyChinese, w.done(), values.serial)
+    : buildPacket(Gt06Protocol.addressReplyEnglish, w.done(), values.serial, true);
+}
+
+/** Reply to a 0x17/0x69 Wi-Fi-form frame: `78 78 00 <protocol> <its 6 BCD time bytes> 0D 0A`, no serial, no CRC. */
+export function encodeWifiFormReply(protocol: number, bcdTime: Uint8Array): Uint8Array {
+  return Uint8Array.from([0x78, 0x78, 0x00, protocol, ...bcdTime, 0x0d, 0x0a]);
+}
+
+/**
+ * What the server answers to a decoded message, or null for none. Records are answered only once stored (the caller
+ * sends this after the commit). The information packet 0x94 and command answers get no reply (GT06 v1.8, JM-VL03); an
+ * address request gets an address (the fix's coordinates; a cell-only request cannot be placed), so the unit stops
+ * asking; a request whose language byte is 0 needs no answer and gets the plain acknowledgement.
+ */
+export function replyTo(message: Gt06Message, now: Date): Uint8Array | null {
+  switch (message.type) {
+    case 'info':
+    case 'command-response':
+      return null;
+    case 'time-request':
+      return encodeTimeReply(now, message.serial);
+    case 'lbs':
+      return message.wifiFormTime ? encodeWifiFormReply(message.protocol, message.wifiFormTime) : encodeReply(message.protocol, message.serial);
+    case 'address-request': {
+      if (message.language === 0) return encodeReply(message.protocol, message.serial);
+      const { record } = message;
+      const address = record.valid ? `${record.latitude.toFixed(6)},${record.longitude.toFixed(6)}` : 'Position unknown';
+      return encodeAddressReply({ language: message.language, address, phone: message.phone, serial: message.serial });
+    }
+    default:
+      return encodeReply(message.protocol, message.serial);
+  }
 }
 
 /** Longest ASCII command that still fits a 1-byte frame length (1 proto + 1 len + 4 flag + n + 4 ≤ 255). */
@@ -126,14 +202,18 @@ export function encodeAlarm(values: Gt06AlarmValues): Uint8Array {
   return buildPacket(values.protocol ?? Gt06Protocol.alarm, w.done(), values.serial);
 }
 
+/** D6 of a moment as UTC fields (year − 2000). */
+function writeDate(w: Writer, time: Date): void {
+  w.u8(time.getUTCFullYear() - 2000);
+  w.u8(time.getUTCMonth() + 1);
+  w.u8(time.getUTCDate());
+  w.u8(time.getUTCHours());
+  w.u8(time.getUTCMinutes());
+  w.u8(time.getUTCSeconds());
+}
+
 function writeGps(w: Writer, v: Gt06FixValues, acc: boolean | undefined): void {
-  const local = new Date(v.time.getTime() + (v.timezoneMinutes ?? 0) * 60_000);
-  w.u8(local.getUTCFullYear() - 2000);
-  w.u8(local.getUTCMonth() + 1);
-  w.u8(local.getUTCDate());
-  w.u8(local.getUTCHours());
-  w.u8(local.getUTCMinutes());
-  w.u8(local.getUTCSeconds());
+  writeDate(w, new Date(v.time.getTime() + (v.timezoneMinutes ?? 0) * 60_000));
   w.u8(0xc0 | clamp(v.satellites, 0, 15));
   w.u32(Math.round(Math.abs(v.latitude) * 1_800_000));
   w.u32(Math.round(Math.abs(v.longitude) * 1_800_000));

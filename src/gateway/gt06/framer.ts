@@ -1,5 +1,6 @@
-import { FrameError } from './errors';
 import { concatBytes, hexByte } from '../bytes';
+import { WIFI_FORM_PROTOCOLS, wifiFormSize } from './decoder';
+import { FrameError } from './errors';
 
 /** protocol 1 + serial 2 + CRC 2: the smallest legal value of the length field. */
 const MIN_LENGTH = 5;
@@ -49,6 +50,23 @@ export class Gt06Framer {
     return frames;
   }
 
+  /**
+   * A Wi-Fi-form frame at offset: its size, null while incomplete, undefined when it is not one (an ordinary frame with
+   * that protocol number: its length-cut frame ends in 0D 0A where the Wi-Fi layout's does not).
+   */
+  private wifiFrameSize(offset: number): number | null | undefined {
+    const b = this.buffer;
+    const size = wifiFormSize(b, offset);
+    const ordinary = 2 + 1 + b[offset + 2]! + 2;
+    const ordinaryEnds = b.length >= offset + ordinary && b[offset + ordinary - 2] === 0x0d && b[offset + ordinary - 1] === 0x0a;
+    if (b[offset + 3] === 0x17 && b[offset + 2]! >= 5 && ordinaryEnds) return undefined;
+    if (size === null) return null;
+    if (size > this.maxFrameBytes) throw new FrameError(`GT06 frame of ${size} bytes exceeds the ${this.maxFrameBytes}-byte cap`);
+    if (b.length - offset < size) return null;
+    if (b[offset + size - 2] !== 0x0d || b[offset + size - 1] !== 0x0a) throw new FrameError('GT06 Wi-Fi frame does not end with 0D0A');
+    return size;
+  }
+
   /** Size of the complete frame at offset, null if more bytes are needed. */
   private frameSize(offset: number): number | null {
     const b = this.buffer;
@@ -60,6 +78,12 @@ export class Gt06Framer {
     if (b[offset + 1] !== first) throw new FrameError(`GT06 start bytes mismatch: 0x${hexByte(first)}${hexByte(b[offset + 1]!)}`);
     const lengthBytes = first === 0x78 ? 1 : 2;
     if (available < 2 + lengthBytes) return null;
+    if (first === 0x78 && b[offset + 2]! < MIN_LENGTH && available < 4) return null; // a Wi-Fi form's AP count, maybe
+    if (first === 0x78 && available >= 4 && WIFI_FORM_PROTOCOLS.has(b[offset + 3]!)) {
+      // 0x17 / 0x69 Wi-Fi form: the length byte counts access points; the size follows from the layout itself.
+      const wifi = this.wifiFrameSize(offset);
+      if (wifi !== undefined) return wifi;
+    }
     const length = lengthBytes === 1 ? b[offset + 2]! : (b[offset + 2]! << 8) | b[offset + 3]!;
     if (length < MIN_LENGTH) throw new FrameError(`GT06 length ${length} is below the minimum ${MIN_LENGTH}`);
     const size = 2 + lengthBytes + length + 2;

@@ -15,8 +15,9 @@ import {
   Gt06Protocol,
   buildPacket,
   parsePacket,
+  replyTo,
 } from './index';
-import type { DecodedRecord } from '../types';
+import { type DecodedRecord, ioToJson } from '../../lib/tracker-record';
 
 const bytes = (hex: string) => Uint8Array.from(Buffer.from(hex.replace(/\s+/g, ''), 'hex'));
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex').toUpperCase();
@@ -122,7 +123,7 @@ describe('golden frames', () => {
     expect(m.serial).toBe(442);
     expect(m.terminal).toEqual({ armed: false, accOn: false, charging: true, alarmBits: 0, gpsTracking: true, relayCut: false });
     expect(m).toMatchObject({ voltageLevel: 6, gsmLevel: 4, alarmCode: 0, language: 2 });
-    expect(m.normalized).toEqual({ ignition: false, gsmSignal: 4, dout1: false });
+    expect(m.normalized).toEqual({ ignition: false, gsmSignal: 4, dout1: false, batteryPct: 100 });
     expect(hex(encodeReply(0x13, 0x0011))).toBe(V.statusRsp);
   });
 
@@ -139,7 +140,7 @@ describe('golden frames', () => {
     expect(r.course).toBe(2);
     expect(r.valid).toBe(true);
     expect(r.io).toMatchObject({ mcc: 460, mnc: 0, lac: 10365, cellId: 8050, terminalInfo: 0x65, voltageLevel: 6, gsmLevel: 4, language: 1 });
-    expect(r.normalized).toEqual({ alarm: 'sos', ignition: false, gsmSignal: 4, dout1: false });
+    expect(r.normalized).toEqual({ alarm: 'sos', ignition: false, gsmSignal: 4, dout1: false, batteryPct: 100 });
     expect(hex(encodeReply(m.protocol, m.serial))).toStartWith('787805160036');
   });
 
@@ -163,7 +164,10 @@ describe('golden frames', () => {
 
   test('7979 info 0x94 (IMEI/IMSI/ICCID)', () => {
     const m = as(decode(V.info94), 'info');
-    expect(m).toMatchObject({ protocol: 0x94, serial: 3, subtype: 0x0a, imei: '359857082366758', imsi: '520050218721401', iccid: '8966051912408052452' });
+    expect(m).toMatchObject({ protocol: 0x94, serial: 3, subtype: 0x0a });
+    // BCD as sent: IMEI and IMSI behind a leading 0, the ICCID padded with F.
+    expect(ioToJson(m.record.io)).toMatchObject({ imei: '0359857082366758', imsi: '0520050218721401', iccid: '8966051912408052452F' });
+    expect(m.record.valid).toBe(false);
   });
 
   test('0x80 command Relay,1#', () => {
@@ -259,18 +263,18 @@ describe('round trips', () => {
     expect(m.record.io).toMatchObject({ mcc: 240, mnc: 310, lac: 4321, cellId: 0xabcdef });
   });
 
-  test('0x13 status with relay bit', () => {
-    const frame = encodeStatus({
-      serial: 0x1234,
-      terminal: { accOn: true, relayCut: true, gpsTracking: true, alarmBits: 2 },
-      voltageLevel: 3,
-      gsmLevel: 2,
-      alarmCode: 0,
-      language: 2,
-    });
-    const m = as(decodeGt06Frame(frame), 'status');
+  test('0x13 status with relay bit; one that reports an alarm is kept as a record without a fix', () => {
+    const status = { serial: 0x1234, terminal: { accOn: true, relayCut: true, gpsTracking: true }, voltageLevel: 3, gsmLevel: 2, alarmCode: 0, language: 2 };
+    const quiet = as(decodeGt06Frame(encodeStatus(status)), 'status');
+    expect(quiet.terminal).toEqual({ armed: false, accOn: true, charging: false, alarmBits: 0, gpsTracking: true, relayCut: true });
+    expect(quiet.normalized).toEqual({ ignition: true, gsmSignal: 2, dout1: true, batteryPct: 50 });
+    const arrived = new Date('2026-03-01T10:00:00Z');
+    const frame = encodeStatus({ ...status, terminal: { ...status.terminal, alarmBits: 2 } });
+    const m = as(decodeGt06Frame(frame, { imei: IMEI, now: arrived }), 'alarm-status');
     expect(m.terminal).toEqual({ armed: false, accOn: true, charging: false, alarmBits: 2, gpsTracking: true, relayCut: true });
-    expect(m.normalized).toEqual({ ignition: true, gsmSignal: 2, dout1: true, alarm: 'powerCut' });
+    expect(m.record).toMatchObject({ deviceId: IMEI, time: arrived, valid: false, latitude: 0, longitude: 0 });
+    expect(m.record.normalized).toEqual({ ignition: true, gsmSignal: 2, dout1: true, alarm: 'powerCut', batteryPct: 50 });
+    expect(hex(replyTo(m, arrived)!)).toBe(hex(encodeReply(0x13, 0x1234)));
     expect(hex(encodeStatus({ serial: 442, terminal: { charging: true, gpsTracking: true }, voltageLevel: 6, gsmLevel: 4, language: 2 }))).toBe(
       V.status13,
     );
@@ -283,7 +287,7 @@ describe('round trips', () => {
       expect(m.protocol).toBe(protocol);
       expectFix(m);
       expect(m.alarmCode).toBe(6);
-      expect(m.record.normalized).toEqual({ ignition: true, gsmSignal: 3, dout1: false, alarm: 'overspeed' });
+      expect(m.record.normalized).toEqual({ ignition: true, gsmSignal: 3, dout1: false, alarm: 'overspeed', batteryPct: 83 });
     }
   });
 
@@ -298,8 +302,8 @@ describe('round trips', () => {
   });
 
   test('unknown protocol is kept', () => {
-    const m = as(decodeGt06Frame(encodeReply(0x8a, 7)), 'unknown');
-    expect(m.protocol).toBe(0x8a);
+    const m = as(decodeGt06Frame(encodeReply(0x8b, 7)), 'unknown');
+    expect(m.protocol).toBe(0x8b);
     expect(m.content.length).toBe(0);
   });
 });

@@ -3,11 +3,13 @@ export {
   alarmName,
   decodeGt06Frame,
   decodeTerminalInfo,
+  fieldsToUtc,
   type Gt06DecodeOptions,
   type Gt06Message,
   type TerminalInfo,
 } from './decoder';
 export {
+  encodeAddressReply,
   encodeAlarm,
   encodeCommand,
   encodeLocation,
@@ -15,6 +17,9 @@ export {
   encodeReply,
   encodeStatus,
   encodeTerminalInfo,
+  encodeTimeReply,
+  encodeWifiFormReply,
+  replyTo,
   type Gt06AlarmValues,
   type Gt06FixValues,
   type Gt06LocationValues,

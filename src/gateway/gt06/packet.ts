@@ -8,11 +8,32 @@ export const Gt06Protocol = {
   status: 0x13,
   stringInfo: 0x15,
   alarm: 0x16,
+  /** Server → terminal: the address reply in Chinese form (terminal → server: the Wi-Fi form, see the decoder). */
+  addressReplyChinese: 0x17,
+  lbsExtend: 0x18,
+  lbsAlarm: 0x19,
+  addressRequest: 0x1a,
   commandReply: 0x21,
   gps: 0x22,
+  status2: 0x23,
   alarm2: 0x26,
+  fenceAlarm: 0x27,
+  lbsMultiple: 0x28,
+  addressRequest2: 0x2a,
+  lbsWifi: 0x2c,
+  lbsMultiple2: 0x2e,
+  wifi: 0x69,
   command: 0x80,
+  timeRequest: 0x8a,
   info: 0x94,
+  /** Server → terminal: the address reply in English form. */
+  addressReplyEnglish: 0x97,
+  gps4g: 0xa0,
+  lbsMultiple4g: 0xa1,
+  lbsWifi4g: 0xa2,
+  fenceAlarm4g: 0xa4,
+  lbsAlarm4g: 0xa5,
+  addressRequest4g: 0xa7,
 } as const;
 
 export interface Gt06Packet {
@@ -112,6 +133,11 @@ export class Reader {
     const out = this.bytes.subarray(this.offset, this.offset + n);
     this.offset += n;
     return out;
+  }
+
+  /** The next byte without consuming it; undefined at the end. */
+  peek(): number | undefined {
+    return this.bytes[this.offset];
   }
 
   rest(): Uint8Array {

@@ -1,4 +1,4 @@
-import type { DecodedRecord, IoValue, NormalizedIo } from '../types';
+import type { DecodedRecord, IoValue, NormalizedIo } from '../../lib/tracker-record';
 
 /** A request the decoder refuses; `status` is the HTTP status to answer with. */
 export class OsmandError extends Error {
@@ -31,7 +31,11 @@ export interface OsmandDecoded {
 const KNOTS_TO_KMH = 1.852;
 const MPS_TO_KMH = 3.6;
 
-/** Decodes an OsmAnd / Traccar Client request in any of its three encodings (query string, form body, JSON body). */
+/**
+ * Decodes an OsmAnd / Traccar Client request in any of its three encodings (query string, form body, JSON body).
+ * A value that is no number is refused (400); a coordinate that is a number but outside ±90/±180 is decoded as it
+ * came, so the ingest stores it with its raw frame flagged implausible, as for every protocol.
+ */
 export function decodeOsmand(request: OsmandRequest): OsmandDecoded {
   const now = request.now ?? new Date();
   let url: URL;
@@ -72,16 +76,16 @@ function decodeParams(params: URLSearchParams, now: Date): OsmandDecoded {
         time = parseTimestamp(value);
         break;
       case 'lat':
-        latitude = parseCoordinate(key, value, 90);
+        latitude = parseNumber(key, value);
         break;
       case 'lon':
-        longitude = parseCoordinate(key, value, 180);
+        longitude = parseNumber(key, value);
         break;
       case 'location': {
         const [lat, lon, extra] = value.split(',');
         if (lat === undefined || lon === undefined || extra !== undefined) throw new OsmandError(400, 'Malformed location');
-        latitude = parseCoordinate('lat', lat, 90);
-        longitude = parseCoordinate('lon', lon, 180);
+        latitude = parseNumber('lat', lat);
+        longitude = parseNumber('lon', lon);
         break;
       }
       case 'speed':
@@ -175,8 +179,8 @@ function decodeJsonLocation(location: unknown, deviceId: string, now: Date): Dec
   const coords = isObject(location.coords) ? location.coords : {};
   const io: Record<string, IoValue> = {};
   const normalized: NormalizedIo = {};
-  const latitude = jsonCoordinate('latitude', coords.latitude, 90);
-  const longitude = jsonCoordinate('longitude', coords.longitude, 180);
+  const latitude = jsonNumber('latitude', coords.latitude) ?? Number.NaN;
+  const longitude = jsonNumber('longitude', coords.longitude) ?? Number.NaN;
   const hasFix = !Number.isNaN(latitude) && !Number.isNaN(longitude);
 
   let time = now;
@@ -261,12 +265,6 @@ function parseNumber(key: string, value: string): number {
   return n;
 }
 
-function parseCoordinate(key: string, value: string, limit: number): number {
-  const n = parseNumber(key, value);
-  if (Math.abs(n) > limit) throw new OsmandError(400, `${key} out of range: ${value}`);
-  return n;
-}
-
 function parseBoolean(key: string, value: string): boolean {
   const v = value.trim().toLowerCase();
   if (v === 'true' || v === '1') return true;
@@ -314,13 +312,6 @@ function jsonNumber(key: string, value: unknown): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new OsmandError(400, `Malformed ${key}`);
   return value;
-}
-
-function jsonCoordinate(key: string, value: unknown, limit: number): number {
-  const n = jsonNumber(key, value);
-  if (n === null) return Number.NaN;
-  if (Math.abs(n) > limit) throw new OsmandError(400, `${key} out of range`);
-  return n;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test';
+import { FLAG_IMPLAUSIBLE, recordFlags } from '../../modules/tracking/model';
 import { decodeOsmand, encodeOsmandQuery, OsmandError, type OsmandRequest } from './index';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
@@ -226,8 +227,9 @@ describe('errors', () => {
 
   test('malformed values', () => {
     expectError(get('id=1&lat=abc&lon=2'));
-    expectError(get('id=1&lat=91&lon=2'));
-    expectError(get('id=1&lat=1&lon=-181'));
+    expectError(get('id=1&lat=1e999&lon=2'));
+    expectError(get('id=1&lat=&lon=2'));
+    expectError(get('id=1&location=1,east'));
     expectError(get('id=1&location=1'));
     expectError(get('id=1&lat=1&lon=2&timestamp=yesterday'));
     expectError(get('id=1&lat=1&lon=2&timestamp=2025-13-01%2000:00:00'));
@@ -235,6 +237,21 @@ describe('errors', () => {
     expectError(get('id=1&lat=1&lon=2&valid=maybe'));
     expectError(get('id=1&lat=1&lon=2&cell=240,1'));
     expectError(get('id=1&lat=1&lon=2&wifi=zz,-50'));
+  });
+
+  test('coordinates that are numbers but out of range are decoded, for the ingest to store them flagged implausible', () => {
+    const post = (body: string): OsmandRequest => ({ method: 'POST', url: '/', contentType: 'application/json', body, now: NOW });
+    const decoded = [
+      one(get('id=1&lat=-1408&lon=18.0686')),
+      one(get('id=1&lat=1&lon=-181')),
+      one(get('id=1&location=91,2')),
+      one(post('{"device_id":"1","location":{"coords":{"latitude":59.3,"longitude":540}}}')),
+    ];
+    expect(decoded.map(({ record }) => [record.latitude, record.longitude])).toEqual([[-1408, 18.0686], [1, -181], [91, 2], [59.3, 540]]);
+    for (const { record, missingPosition } of decoded) {
+      expect(missingPosition).toBe(false);
+      expect(recordFlags(record, NOW.getTime(), 0) & FLAG_IMPLAUSIBLE).toBe(FLAG_IMPLAUSIBLE);
+    }
   });
 
   test('malformed JSON', () => {

@@ -1,11 +1,17 @@
 import type { TCPSocketListener } from 'bun';
 import type { GatewayContext } from '../context';
-import { CrcError, decodeGt06Frame, encodeCommand, encodeReply, Gt06Framer } from '../gt06';
+import { CrcError, decodeGt06Frame, encodeCommand, encodeReply, Gt06Framer, replyTo } from '../gt06';
 import { attachDevice, closeTracker, deliverNext, listenTrackers, type TrackerSession, type TrackerSocket } from './tracker-tcp';
 
 const MAX_FRAME_BYTES = 4 * 1024;
 
-/** GT06 (Concox and clones): login, locations, status, alarms, and 0x80 commands. */
+/**
+ * The zone each session's unit reported at login. A session's D6 times are read in the unit's configured zone when one
+ * is set, else in this one (firmware that sends local time says so there), else as UTC.
+ */
+const loginZones = new WeakMap<TrackerSession<Uint8Array>, number>();
+
+/** GT06 family (Concox/Jimi 2G and 4G, and clones): login, locations, cells and Wi-Fi, status, alarms, requests, and 0x80 commands. */
 export function startGt06Tcp(context: GatewayContext, port: number, hostname = '0.0.0.0'): TCPSocketListener<TrackerSession<Uint8Array>> {
   const { metrics } = context;
 
@@ -14,7 +20,13 @@ export function startGt06Tcp(context: GatewayContext, port: number, hostname = '
     metrics.framesReceived += 1;
     let message: ReturnType<typeof decodeGt06Frame>;
     try {
-      message = decodeGt06Frame(bytes, { imei: session.imei ?? undefined, timezoneMinutes: session.device?.timezoneMinutes ?? 0 });
+      const configured = session.device?.timezoneMinutes ?? 0;
+      message = decodeGt06Frame(bytes, {
+        imei: session.imei ?? undefined,
+        model: session.device?.model,
+        timezoneMinutes: configured !== 0 ? configured : (loginZones.get(session) ?? 0),
+        now: receivedAt,
+      });
     } catch (error) {
       if (error instanceof CrcError) {
         metrics.badCrc += 1;
@@ -31,6 +43,7 @@ export function startGt06Tcp(context: GatewayContext, port: number, hostname = '
         closeTracker(socket);
         return;
       }
+      if (message.timezoneMinutes !== null) loginZones.set(session, message.timezoneMinutes);
       await attachDevice(
         context,
         socket,
@@ -45,11 +58,12 @@ export function startGt06Tcp(context: GatewayContext, port: number, hostname = '
       closeTracker(socket);
       return;
     }
-    const unitId = session.device.unitId;
-    if (message.type === 'location' || message.type === 'alarm') {
+    const { unitId, accountId } = session.device;
+    if ('record' in message) {
       try {
         await context.ingest.submit({
           unitId,
+          accountId,
           protocol: 'gt06',
           deviceId: session.imei,
           records: [message.record],
@@ -64,19 +78,14 @@ export function startGt06Tcp(context: GatewayContext, port: number, hostname = '
       }
       metrics.recordsStored += 1;
       metrics.recordLatency(Date.now() - receivedAt.getTime());
-      socket.write(encodeReply(message.protocol, message.serial));
     } else if (message.type === 'status') {
-      await context.database.query('UPDATE unit_state SET last_seen = GREATEST(last_seen, $2) WHERE unit_id = $1', [
-        unitId,
-        receivedAt.toISOString(),
-      ]);
-      socket.write(encodeReply(message.protocol, message.serial));
+      context.ingest.touch(unitId, accountId, receivedAt);
     } else if (message.type === 'command-response') {
       session.awaitingResponse = false;
       await context.commands.recordResponse(unitId, message.text);
-    } else {
-      socket.write(encodeReply(message.protocol, message.serial));
     }
+    const reply = replyTo(message, new Date());
+    if (reply && !session.closed) socket.write(reply);
     await deliverNext(context, session);
   }
 

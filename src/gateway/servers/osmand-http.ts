@@ -36,7 +36,7 @@ export function startOsmandHttp(context: GatewayContext, port: number, hostname 
       if (records.some((r) => Number.isNaN(r.latitude) || Number.isNaN(r.longitude))) {
         // A report without coordinates reuses the last stored fix.
         const [last] = await context.database.query<{ lat: number; lon: number }>(
-          'SELECT ST_Y(geom) AS lat, ST_X(geom) AS lon FROM unit_state WHERE unit_id = $1',
+          'SELECT ST_Y(geom) AS lat, ST_X(geom) AS lon FROM unit_latest_fix WHERE unit_id = $1',
           [device.unitId],
         );
         if (!last) return new Response('No position', { status: 400 });
@@ -47,6 +47,7 @@ export function startOsmandHttp(context: GatewayContext, port: number, hostname 
       try {
         await context.ingest.submit({
           unitId: device.unitId,
+          accountId: device.accountId,
           protocol: 'osmand',
           deviceId: decoded.deviceId,
           records,

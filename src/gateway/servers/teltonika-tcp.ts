@@ -64,6 +64,7 @@ export function startTeltonikaTcp(context: GatewayContext, port: number, hostnam
     try {
       await context.ingest.submit({
         unitId: session.device.unitId,
+        accountId: session.device.accountId,
         protocol: 'teltonika',
         deviceId: session.imei,
         records: decoded.records,

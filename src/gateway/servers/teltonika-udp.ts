@@ -33,6 +33,7 @@ export async function startTeltonikaUdp(context: GatewayContext, port: number, h
         try {
           await context.ingest.submit({
             unitId: device.unitId,
+            accountId: device.accountId,
             protocol: 'teltonika',
             deviceId: datagram.imei,
             records,

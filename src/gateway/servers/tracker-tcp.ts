@@ -1,5 +1,5 @@
 import type { Socket, TCPSocketListener } from 'bun';
-import type { QueuedCommand } from '../../modules/io/commands';
+import type { QueuedCommand } from '../../modules/io/service';
 import { type CommandChannel, deliverNextCommand, type GatewayContext } from '../context';
 import type { KnownDevice } from '../devices';
 

@@ -1,7 +1,7 @@
 import { encodeLocation, encodeLogin } from '../gt06';
 import { encodeOsmandQuery } from '../osmand';
-import { encodeAvlFrame, encodeImeiFrame } from '../teltonika';
-import type { DecodedRecord } from '../types';
+import { encodeAvlFrame, encodeCodec12Response, encodeImeiFrame } from '../teltonika';
+import type { DecodedRecord } from '../../lib/tracker-record';
 import { SimulatedVehicle, type VehicleSample } from './vehicle';
 
 export type SimulatedProtocol = 'teltonika' | 'gt06' | 'osmand';
@@ -52,6 +52,16 @@ export function teltonikaRecord(imei: string, sample: VehicleSample): DecodedRec
   };
 }
 
+/** What a Teltonika tracker answers to a Codec 12 command: `setparam` confirms the values it set. */
+export function simulatedAnswer(command: string): string {
+  const text = command.trim();
+  const setparam = /^setparam\s+(.+)$/i.exec(text);
+  if (setparam) return `New value ${setparam[1]!.trim()}`;
+  if (/^getver$/i.test(text)) return 'Ver:03.28.07_04 GPS:AXN_5.10_3333 Hw:FMB920 Mod:15 IMEI:simulated';
+  if (/^getstatus$/i.test(text)) return 'Data Link: 1 GPRS: 1 Phone: 0 SIM: 0 OP: 24001 Signal: 5 NewSMS: 0 Roaming: 0 SMSFull: 0 LAC: 1 Cell ID: 1';
+  return `${text} OK`;
+}
+
 /** One simulated tracker on a real socket: connects, logs in, reports, waits for each ACK, reconnects. */
 class DeviceSession {
   private socket: Awaited<ReturnType<typeof Bun.connect>> | null = null;
@@ -71,7 +81,36 @@ class DeviceSession {
     merged.set(this.buffer);
     merged.set(chunk, this.buffer.length);
     this.buffer = merged;
-    this.settle();
+    if (this.protocol !== 'teltonika') {
+      this.settle();
+      return;
+    }
+    // A command may follow the ACK (or the login's reply) in one chunk: each is taken off once it heads the buffer.
+    for (let length = -1; length !== this.buffer.length; ) {
+      length = this.buffer.length;
+      this.answerCommands();
+      this.settle();
+    }
+  }
+
+  /**
+   * Codec 12 commands the server sends while the device is idle (after an ACK, never inside one): each is taken off the
+   * stream and answered with a Codec 12 response (type 0x06), as a tracker does, so settings sent to a simulated
+   * tracker (an operating mode, theft mode) are confirmed. A command frame opens with four zero bytes, where an ACK is
+   * a record count of at least one.
+   */
+  private answerCommands() {
+    while (this.buffer.length >= 8 && this.buffer[0] === 0 && this.buffer[1] === 0 && this.buffer[2] === 0 && this.buffer[3] === 0) {
+      const length = new DataView(this.buffer.buffer, this.buffer.byteOffset + 4, 4).getUint32(0);
+      if (this.buffer.length < 8 + length + 4) return;
+      const body = this.buffer.slice(8, 8 + length);
+      this.buffer = this.buffer.slice(8 + length + 4);
+      // Codec 12 (0x0C), one command (0x05): the text's length at 3, the text from 7.
+      if (body[0] !== 0x0c || body[2] !== 0x05) continue;
+      const size = new DataView(body.buffer, body.byteOffset + 3, 4).getUint32(0);
+      const command = new TextDecoder().decode(body.slice(7, 7 + size));
+      this.socket?.write(encodeCodec12Response(simulatedAnswer(command)));
+    }
   }
 
   private settle() {

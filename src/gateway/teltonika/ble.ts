@@ -2,7 +2,7 @@
  * Structured decoding of the Teltonika BLE NX lists (protocols.md §7). These never throw: a list that
  * does not parse yields the readings decoded before the fault (the raw bytes stay in the record's io).
  */
-import type { BleReading } from '../types';
+import type { BleReading } from '../../lib/tracker-record';
 import { latin1, toHex } from './bytes';
 
 /** TLV parameter ids inside IO 548 / 10828 / 10829 / 10831 / 11317 entries. */

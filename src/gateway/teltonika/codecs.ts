@@ -1,4 +1,4 @@
-import type { IoValue } from '../types';
+import type { IoValue } from '../../lib/tracker-record';
 
 /** Codec ids (byte 8 of a TCP frame). */
 export const Codec = {

@@ -1,4 +1,4 @@
-import type { DecodedRecord, IoValue } from '../types';
+import type { DecodedRecord, IoValue } from '../../lib/tracker-record';
 import { copyBytes, isDigits, latin1, Reader, toHex } from './bytes';
 import { type AvlCodec, Codec, type CommandCodec, type IoElement, isAvlCodec } from './codecs';
 import { crc16ibm } from './crc';
@@ -131,13 +131,16 @@ export function decodeAvlData(bytes: Uint8Array, start = 0, end = bytes.length):
   return { codec, records };
 }
 
+/** The largest epoch-millisecond value a JavaScript Date holds. */
+const MAX_DATE_MS = 8_640_000_000_000_000n;
+
 function readRecord(r: Reader, codec: AvlCodec): AvlRecord {
   const extended = codec === Codec.codec8e;
   const wideIds = codec !== Codec.codec8;
   const timestamp = r.u64();
-  if (timestamp > BigInt(Number.MAX_SAFE_INTEGER)) throw new FrameError(`Teltonika timestamp ${timestamp} is out of range`);
   const record: AvlRecord = {
-    time: new Date(Number(timestamp)),
+    // A timestamp past the JavaScript date range is an Invalid Date: the ingest stores that record flagged, the others stand.
+    time: new Date(timestamp > MAX_DATE_MS ? Number.NaN : Number(timestamp)),
     priority: r.u8(),
     longitude: r.i32() / 1e7,
     latitude: r.i32() / 1e7,

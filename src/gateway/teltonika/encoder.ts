@@ -1,4 +1,4 @@
-import type { IoValue } from '../types';
+import type { IoValue } from '../../lib/tracker-record';
 import { Writer } from './bytes';
 import { type AvlCodec, Codec, type IoElement } from './codecs';
 import { crc16ibm } from './crc';

@@ -5,7 +5,7 @@
  * FMM640/FMM650 ("FMX6") number many things differently. Raw IO is always stored, so a corrected table
  * can re-normalise old records.
  */
-import type { BleReading, GreenDrivingType, IoValue, NormalizedIo } from '../types';
+import type { BleReading, GreenDrivingType, IoValue, NormalizedAlarm, NormalizedIo } from '../../lib/tracker-record';
 import { decodeBleTlvList, decodeSimpleBeaconList } from './ble';
 
 export type IoFamily = 'fmb' | 'fmx6';
@@ -40,7 +40,7 @@ export interface IoModelTable {
   /** Ignition-on seconds counter. */
   engineSeconds: number | null;
   /** Eventual IOs that raise NormalizedIo.alarm when they are the record's event and non-zero. */
-  alarms: ReadonlyArray<{ id: number; alarm: string }>;
+  alarms: ReadonlyArray<{ id: number; alarm: NormalizedAlarm }>;
   ble: {
     /** Legacy "BLE sensor" slots: temperature i16 0.01 °C, humidity u16 0.1 %RH, battery u8 %. */
     temperature: Slots;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import type { DecodedRecord, IoValue } from '../types';
+import type { DecodedRecord, IoValue } from '../../lib/tracker-record';
 import {
   type AvlRecord,
   type AvlRecordInput,

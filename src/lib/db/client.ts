@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { postgis } from '@electric-sql/pglite-postgis';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -34,7 +35,8 @@ export type Querier = <T extends Record<string, unknown>>(text: string, params?:
 
 export async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir, { extensions: { postgis } });
+  // btree_gist: the bookings' exclusion constraint (a unit's bookings never overlap).
+  const client = await PGlite.create(dataDir, { extensions: { postgis, btree_gist } });
   await client.exec('CREATE EXTENSION IF NOT EXISTS postgis');
   const db = drizzlePglite(client) as unknown as Database;
   return {

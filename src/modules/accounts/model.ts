@@ -1,6 +1,6 @@
 import { z } from '../../lib/validation';
 import { passwordSchema } from '../auth/model';
-import { imeiSchema } from '../units/model';
+import { bulkTaskSchema, imeiSchema } from '../units/model';
 
 export { IMEI_PATTERN, imeiSchema, isValidImeiFormat } from '../units/model';
 
@@ -460,4 +460,339 @@ export interface Registered {
   user_id: number;
   unit_id: number;
   message: string;
+}
+
+/**
+ * Default purposes (spec §1, §2 account settings, §3 Default purpose, §5, §6): an account's named trip purposes that
+ * the trip log offers besides free text.
+ */
+/** Spec §5/§9: a purpose is at most 100 characters. */
+export const PURPOSE_NAME_MAX = 100;
+export const PURPOSE_DESCRIPTION_MAX = 500;
+
+export const purposeInputSchema = z.object({
+  name: z.string().trim().min(1).max(PURPOSE_NAME_MAX),
+  description: z
+    .string()
+    .trim()
+    .max(PURPOSE_DESCRIPTION_MAX)
+    .optional()
+    .transform((value) => value ?? ''),
+});
+export type PurposeInput = z.output<typeof purposeInputSchema>;
+
+export const purposeSettingsSchema = z.object({ usersMayCreate: z.boolean() });
+export type PurposeSettingsInput = z.output<typeof purposeSettingsSchema>;
+
+export const purposeIdParamsSchema = z.object({ id: z.coerce.number<unknown>().int().positive().max(2_147_483_647) });
+
+export interface DefaultPurpose {
+  id: number;
+  name: string;
+  description: string;
+}
+
+/** The account's default purposes (sorted by name) and what the caller may do with them. */
+export interface PurposeCatalog {
+  purposes: DefaultPurpose[];
+  /** The account setting: ordinary users may create default purposes. */
+  usersMayCreate: boolean;
+  /** The caller may create a default purpose (an administrator, or anyone when the setting allows). */
+  canCreate: boolean;
+  /** The caller may edit, delete and change the setting (administrators). */
+  canManage: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Account settings (spec §2 account settings, §3 Account, §5 limits, §6 switches)
+// ---------------------------------------------------------------------------------------------
+
+/** Spec §3 Unit fuel types; a market fuel price is kept for each. */
+export const FUEL_TYPES = ['petrol', 'diesel', 'electricity', 'gas', 'other'] as const;
+export type FuelType = (typeof FUEL_TYPES)[number];
+/** Money in SEK or NOK by market (design: units of measure). */
+export const FUEL_MARKETS = ['SE', 'NO'] as const;
+export type FuelMarket = (typeof FUEL_MARKETS)[number];
+export const MARKET_CURRENCY: Record<FuelMarket, 'SEK' | 'NOK'> = { SE: 'SEK', NO: 'NOK' };
+/** A price per litre (or kWh) with two decimals; nobody pays a thousand a litre. */
+export const FUEL_PRICE_MAX = 999.99;
+export const ACCOUNT_LANGUAGES = ['sv', 'en', 'no'] as const;
+export const INVOICE_TYPE_MAX = 100;
+
+/** Spec §5: digits only, at least 8 (a leading + for the dial code); empty when the account has none. */
+export function accountPhoneProblem(phone: string): string | null {
+  const compact = compactPhone(phone);
+  if (compact === '') return null;
+  const digits = compact.replace(/^\+/, '');
+  if (!/^\d+$/.test(digits)) return 'validation.phone.digits';
+  if (digits.length < PHONE_MIN_DIGITS) return 'validation.phone.tooShort';
+  if (digits.length > LIMITS.phoneDigits) return 'validation.phone.tooLong';
+  return null;
+}
+
+/** A time zone name the runtime knows (IANA, e.g. Europe/Stockholm). */
+export function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return /^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(value);
+  } catch {
+    return false;
+  }
+}
+
+/** Spec §3 Account with the §5 limits: the company details administrators keep. */
+export const companyDetailsSchema = z
+  .object({
+    companyName: optionalText(LIMITS.company),
+    contactPerson: optionalText(LIMITS.contactPerson),
+    address: optionalText(LIMITS.street),
+    postalCode: optionalText(LIMITS.postalCode),
+    city: optionalText(LIMITS.city),
+    country: optionalText(LIMITS.country),
+    orgNumber: optionalText(LIMITS.orgNumber),
+    phone: optionalText(LIMITS.phoneDigits + 10),
+    invoiceType: optionalText(INVOICE_TYPE_MAX),
+    reseller: optionalText(LIMITS.reseller),
+  })
+  .superRefine((value, context) => {
+    const phone = accountPhoneProblem(value.phone);
+    if (phone) context.addIssue({ code: 'custom', path: ['phone'], message: phone });
+  });
+export type CompanyDetails = z.output<typeof companyDetailsSchema>;
+
+export const fuelPriceSchema = z.object({
+  market: z.enum(FUEL_MARKETS),
+  fuelType: z.enum(FUEL_TYPES),
+  /** Per litre (kWh for electricity) in the market's currency; two decimals. */
+  price: z
+    .number()
+    .min(0, 'settings.fuelPrice.range')
+    .max(FUEL_PRICE_MAX, 'settings.fuelPrice.range')
+    .transform((value) => Math.round(value * 100) / 100),
+});
+export type FuelPrice = z.output<typeof fuelPriceSchema>;
+
+/** The whole settings screen is saved at once: all of it, or (on any error) nothing. */
+export const accountSettingsSchema = z
+  .object({
+    company: companyDetailsSchema,
+    fuelPrices: z.array(fuelPriceSchema).max(FUEL_MARKETS.length * FUEL_TYPES.length),
+    language: z.enum(ACCOUNT_LANGUAGES),
+    timezone: z.string().trim().min(1).max(64).refine(isTimeZone, 'settings.timezone.invalid'),
+    usersMayCreatePurposes: z.boolean(),
+    usersMayCreateProjects: z.boolean(),
+    qrCheckinWithoutAccess: z.boolean(),
+  })
+  .superRefine((value, context) => {
+    const seen = new Set<string>();
+    value.fuelPrices.forEach((price, index) => {
+      const key = `${price.market}:${price.fuelType}`;
+      if (seen.has(key)) context.addIssue({ code: 'custom', path: ['fuelPrices', index, 'fuelType'], message: 'settings.fuelPrice.duplicate' });
+      seen.add(key);
+    });
+  });
+export type AccountSettingsInput = z.output<typeof accountSettingsSchema>;
+
+/** Spec §6: a user and whether an administrator denied them changing report frequency. */
+export interface FrequencyPermissionView {
+  userId: number;
+  name: string;
+  email: string;
+  role: string;
+  denied: boolean;
+}
+
+export interface AccountSettingsView extends AccountSettingsInput {
+  /** The market the account's prices are shown in first (its country's). */
+  market: FuelMarket;
+  /** Who may change report frequency (spec §6: per user; denied users may not). */
+  reportFrequency: FrequencyPermissionView[];
+  updatedAt: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bulk tasks on users (spec §2 bulk tasks, §5: at least one user; §6 unit access)
+// ---------------------------------------------------------------------------------------------
+
+export const USER_BULK_TASKS = ['department', 'realtimeMap', 'twoFactor', 'unitAccess'] as const;
+export type UserBulkTaskKind = (typeof USER_BULK_TASKS)[number];
+/** How many users one bulk request may name (the web app sends larger selections in slices and shows the progress). */
+export const USER_BULK_MAX = 200;
+const userBulkId = () => z.coerce.number<unknown>().int().positive().max(2_147_483_647);
+
+export const userBulkTaskSchema = z.discriminatedUnion('kind', [
+  /** Spec §6: a new department resets the user's unit access. */
+  z.object({ kind: z.literal('department'), departmentId: userBulkId().nullable() }),
+  z.object({ kind: z.literal('realtimeMap'), enabled: z.boolean() }),
+  z.object({ kind: z.literal('twoFactor'), enabled: z.boolean() }),
+  z.object({
+    kind: z.literal('unitAccess'),
+    unitIds: z
+      .array(userBulkId())
+      .min(1, 'units.bulk.none')
+      .max(20_000)
+      .transform((ids) => [...new Set(ids)]),
+    mode: z.enum(['add', 'remove']).default('add'),
+  }),
+]);
+export type UserBulkTask = z.output<typeof userBulkTaskSchema>;
+
+export const userBulkSchema = z.object({
+  userIds: z
+    .array(userBulkId())
+    .min(1, 'users.bulk.none')
+    .max(USER_BULK_MAX)
+    .transform((ids) => [...new Set(ids)]),
+  task: userBulkTaskSchema,
+});
+
+export interface UserBulkResult {
+  results: Array<{ userId: number; ok: boolean; error: string | null }>;
+}
+
+// Bulk tasks as queued jobs: `POST /api/admin/bulk-jobs` starts one, `GET /api/admin/bulk-jobs/:jobId` follows it.
+
+/** How many users or units one bulk job may name. */
+export const BULK_JOB_MAX = 20_000;
+
+export const bulkJobCreateSchema = z.discriminatedUnion('target', [
+  z.object({
+    target: z.literal('users'),
+    ids: z.array(userBulkId()).min(1, 'users.bulk.none').max(BULK_JOB_MAX).transform((ids) => [...new Set(ids)]),
+    task: userBulkTaskSchema,
+  }),
+  z.object({
+    target: z.literal('units'),
+    ids: z.array(userBulkId()).min(1, 'units.bulk.none').max(BULK_JOB_MAX).transform((ids) => [...new Set(ids)]),
+    task: bulkTaskSchema,
+  }),
+]);
+export type BulkJobCreate = z.output<typeof bulkJobCreateSchema>;
+
+export const bulkJobParamsSchema = z.object({ jobId: userBulkId() });
+
+export interface BulkJobView {
+  id: number;
+  target: 'users' | 'units';
+  status: 'queued' | 'running' | 'done' | 'failed';
+  total: number;
+  done: number;
+  failed: number;
+  /** One per record handled so far, in the order they ran. */
+  results: Array<{ id: number; ok: boolean; error: string | null; pending?: boolean }>;
+  /** Why the whole job stopped (its starter lost the right to run it), translated. */
+  error: string | null;
+}
+
+/** A user of the account by name (pickers on the administration screens). */
+export interface AccountUserRef {
+  id: number;
+  name: string;
+  email: string;
+  role: string;
+}
+
+// --- User administration (issue 19) ----------------------------------------------------------------------
+/** User administration (spec §2 /administration/user-accounts, §3 User, §5, §6). Shared with the web app. */
+
+/** Spec §5: first and last name together at most 50 characters. */
+export const NAMES_MAX = 50;
+/** Invitation links are valid this long and can be sent again. */
+export const INVITATION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Spec §5 phone: digits only, at least 8; a Swedish number not beginning with 46 or 0. Empty: no phone. */
+export function userPhoneProblem(phone: string): string | null {
+  if (phone === '') return null;
+  if (!/^\d+$/.test(phone)) return 'validation.phone.digits';
+  if (phone.length < 8) return 'validation.phone.tooShort';
+  if (phone.length > 15) return 'validation.phone.tooLong';
+  if (phone.startsWith('46') || phone.startsWith('0')) return 'validation.phone.prefix';
+  return null;
+}
+
+const userFields = {
+  firstName: z.string().trim().min(1, 'validation.firstName.required').max(NAMES_MAX),
+  lastName: z.string().trim().max(NAMES_MAX).default(''),
+  email: z.string().trim().toLowerCase().max(254).email('validation.email'),
+  phone: z
+    .string()
+    .trim()
+    .default('')
+    .transform((value) => value.replace(/[\s()-]/g, ''))
+    .superRefine((value, context) => {
+      const problem = userPhoneProblem(value);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
+  isAdmin: z.boolean().default(false),
+  departmentId: z.number().int().positive().nullable().default(null),
+  userGroup: z.string().trim().max(50).default(''),
+  realtimeMap: z.boolean().default(true),
+  twoFactor: z.boolean().default(false),
+  language: z.enum(['sv', 'en', 'no']).default('sv'),
+};
+
+const namesTogether = (value: { firstName: string; lastName: string }) => `${value.firstName} ${value.lastName}`.trim().length <= NAMES_MAX;
+
+export const userCreateSchema = z
+  .object(userFields)
+  .refine(namesTogether, { path: ['lastName'], message: 'validation.fullName.tooLong' });
+export type UserCreate = z.infer<typeof userCreateSchema>;
+
+export const userUpdateAdminSchema = z
+  .object({ ...userFields, language: userFields.language.optional() })
+  .refine(namesTogether, { path: ['lastName'], message: 'validation.fullName.tooLong' });
+export type UserAdminUpdate = z.infer<typeof userUpdateAdminSchema>;
+
+export const adminUserParamsSchema = z.object({ userId: z.coerce.number().int().positive() });
+export const adminSessionParamsSchema = z.object({ userId: z.coerce.number().int().positive(), sessionId: z.string().uuid() });
+
+export const USER_SORTS = ['name', 'email', 'role', 'department', 'lastLogin', 'status'] as const;
+export const USER_STATUSES = ['active', 'invited'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+
+export const userListQuerySchema = z.object({
+  q: z.string().trim().max(100).default(''),
+  role: z.enum(['admin', 'user']).optional(),
+  departmentId: z.coerce.number().int().positive().optional(),
+  status: z.enum(USER_STATUSES).optional(),
+  sort: z.enum(USER_SORTS).default('name'),
+  dir: z.enum(['asc', 'desc']).default('asc'),
+});
+export type UserListQuery = z.infer<typeof userListQuerySchema>;
+
+export const invitationAcceptSchema = z
+  .object({
+    code: z.string().trim().min(1, 'validation.reset.codeMissing').max(128),
+    password: passwordSchema,
+    password_confirmation: z.string(),
+  })
+  .refine((value) => value.password === value.password_confirmation, { path: ['password_confirmation'], message: 'validation.password.mismatch' });
+
+/** One row of the user table. */
+export interface AdminUserRow {
+  id: number;
+  firstName: string;
+  lastName: string;
+  fullName: string;
+  email: string;
+  phone: string;
+  role: 'admin' | 'user' | 'support' | 'reseller';
+  isAdmin: boolean;
+  departmentId: number | null;
+  department: string | null;
+  userGroup: string;
+  unitsVisible: number | null;
+  realtimeMap: boolean;
+  twoFactor: boolean;
+  language: 'sv' | 'en' | 'no';
+  lastLogin: string | null;
+  status: UserStatus;
+}
+
+export interface AdminSession {
+  id: string;
+  userAgent: string;
+  createdAt: string;
+  expiresAt: string;
+  current: boolean;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { DefaultPurpose, PurposeCatalog } from './purposes';
+import type { DefaultPurpose, PurposeCatalog } from './model';
 
 /** Default purposes (spec §3 Default purpose, §5 names unique and at most 100, §6 administrators manage, users create if allowed). */
 let app: TestApp;

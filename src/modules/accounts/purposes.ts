@@ -2,53 +2,16 @@ import { Elysia } from 'elysia';
 import { uniqueViolation } from '../../lib/db/errors';
 import { fieldError, forbidden, notFound, ok } from '../../lib/http';
 import type { Platform } from '../../lib/platform';
-import { z } from '../../lib/validation';
-import { authGuard, requireActor } from '../auth/guard';
+import { authGuard, requireActor } from '../auth';
 import type { AuthService } from '../auth/service';
-import type { Actor } from './users';
+import type { Actor } from '../auth/model';
+import { type DefaultPurpose, type PurposeCatalog, purposeIdParamsSchema, purposeInputSchema, type PurposeInput, purposeSettingsSchema, type PurposeSettingsInput } from './model';
 
 /**
  * Default purposes (spec §1, §2 account settings, §3 Default purpose, §5, §6): an account's named trip purposes that
  * the trip log offers besides free text. Administrators manage them; an account setting lets ordinary users create
  * them too. Names are unique per account (case-insensitively) and at most 100 characters, like a trip's purpose.
  */
-
-/** Spec §5/§9: a purpose is at most 100 characters. */
-export const PURPOSE_NAME_MAX = 100;
-export const PURPOSE_DESCRIPTION_MAX = 500;
-
-export const purposeInputSchema = z.object({
-  name: z.string().trim().min(1).max(PURPOSE_NAME_MAX),
-  description: z
-    .string()
-    .trim()
-    .max(PURPOSE_DESCRIPTION_MAX)
-    .optional()
-    .transform((value) => value ?? ''),
-});
-export type PurposeInput = z.output<typeof purposeInputSchema>;
-
-export const purposeSettingsSchema = z.object({ usersMayCreate: z.boolean() });
-export type PurposeSettingsInput = z.output<typeof purposeSettingsSchema>;
-
-export const purposeIdParamsSchema = z.object({ id: z.coerce.number<unknown>().int().positive().max(2_147_483_647) });
-
-export interface DefaultPurpose {
-  id: number;
-  name: string;
-  description: string;
-}
-
-/** The account's default purposes (sorted by name) and what the caller may do with them. */
-export interface PurposeCatalog {
-  purposes: DefaultPurpose[];
-  /** The account setting: ordinary users may create default purposes. */
-  usersMayCreate: boolean;
-  /** The caller may create a default purpose (an administrator, or anyone when the setting allows). */
-  canCreate: boolean;
-  /** The caller may edit, delete and change the setting (administrators). */
-  canManage: boolean;
-}
 
 type PurposeRow = DefaultPurpose & Record<string, unknown>;
 

@@ -3,13 +3,20 @@ import { uniqueViolation } from '../../lib/db/errors';
 import { AppError, fieldError } from '../../lib/http';
 import { type Language, translate } from '../../lib/i18n';
 import type { Platform } from '../../lib/platform';
-import { hashPassword } from '../auth/service';
+import { hashPassword } from '../../lib/password';
 import type { BrandService } from '../brands/service';
 import { PAPER_INVOICE_POSITION } from '../units/model';
 import type { UnitService } from '../units/service';
 import type { PaymentTypes, Registered, Registration } from './model';
 import { accounts, users } from './schema';
 import { findUserByEmail } from './users';
+
+/** The account catalogues (departments, projects, tags, feature profiles) other modules file things under. */
+export type { CatalogOptions, CatalogRefKind, CatalogService } from './catalog';
+
+/** The users' read and credential API other modules use (auth signs users in; units and trips name them). */
+export type { AccountRow } from './schema';
+export { actorOf, findAccountById, findUserByEmail, findUserById, sessionUserOf, updateUserCredentials, type UserCredentials, type UserWithAccount } from './users';
 
 /** Registration failures keyed by payload field (spec §8: under Imei, userName, userPassword, phone). */
 function registrationFailed(fields: Record<string, string[]>): AppError {

@@ -1,9 +1,21 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../lib/db/client';
-import type { Role, SessionUser } from '../auth/model';
+import type { Actor, SessionUser } from '../auth/model';
 import { type AccountRow, accounts, type UserRow, users } from './schema';
 
-/** User look-ups that other modules (auth, admin screens) reach through this service. */
+/** User look-ups and credential updates that other modules (auth, admin screens) reach through the accounts service. */
+
+/** A Drizzle handle or the transaction it runs, so a credential change can join the caller's transaction. */
+type Writer = Pick<Database, 'update'>;
+
+/** The sign-in fields the auth module keeps on a user: failed attempts, lock, password, e-mail and alert opt-outs. */
+export type UserCredentials = Partial<Pick<UserRow, 'email' | 'passwordHash' | 'alertsOptOut' | 'pushOptOut'>>;
+
+/** Returns the user's e-mail address after the change (null: no such user). */
+export async function updateUserCredentials(db: Writer, userId: number, change: UserCredentials): Promise<string | null> {
+  const [row] = await db.update(users).set(change).where(eq(users.id, userId)).returning({ email: users.email });
+  return row?.email ?? null;
+}
 
 export interface UserWithAccount {
   user: UserRow;
@@ -15,7 +27,7 @@ export async function findUserByEmail(db: Database, email: string): Promise<User
     .select({ user: users, account: accounts })
     .from(users)
     .innerJoin(accounts, eq(accounts.id, users.accountId))
-    .where(eq(users.email, email.trim().toLowerCase()))
+    .where(and(eq(users.email, email.trim().toLowerCase()), isNull(users.deletedAt)))
     .limit(1);
   return row ?? null;
 }
@@ -25,24 +37,14 @@ export async function findUserById(db: Database, id: number): Promise<UserWithAc
     .select({ user: users, account: accounts })
     .from(users)
     .innerJoin(accounts, eq(accounts.id, users.accountId))
-    .where(eq(users.id, id))
+    .where(and(eq(users.id, id), isNull(users.deletedAt)))
     .limit(1);
   return row ?? null;
 }
 
-/** The caller as every module sees it after authentication. */
-export interface Actor {
-  userId: number;
-  accountId: number;
-  /** The account above this one (reseller or group), or the account itself. */
-  parentAccountId: number;
-  subsiteId: number;
-  role: Role;
-  language: 'sv' | 'en' | 'no';
-  timezone: string;
-  sessionId: string;
-  /** Spec §1: whether the real-time map is enabled for this user (the RealTimeMap flag), as read when authenticated. */
-  realtimeMap: boolean;
+export async function findAccountById(db: Database, id: number): Promise<AccountRow | null> {
+  const [row] = await db.select().from(accounts).where(eq(accounts.id, id)).limit(1);
+  return row ?? null;
 }
 
 export function actorOf({ user, account }: UserWithAccount, sessionId: string): Actor {

@@ -33,27 +33,31 @@ describe('login', () => {
 
   test('wrong password reports attempts left, then locks for one hour', async () => {
     const account = await app.createAccount();
+    const headers = { 'x-forwarded-for': '192.0.2.10' };
     for (let attempt = 1; attempt <= 4; attempt++) {
-      const result = await app.call('POST', '/api/login', { body: { username: account.email, password: 'Wrong-123!', subsiteid: 0 } });
+      const result = await app.call('POST', '/api/login', { body: { username: account.email, password: 'Wrong-123!', subsiteid: 0 }, headers });
       expect(result.status).toBe(401);
       expect(result.body.errors).toEqual({ msg: 'Wrong username or password. {{count}} attempts left.', count: 5 - attempt });
     }
-    const fifth = await app.call('POST', '/api/login', { body: { username: account.email, password: 'Wrong-123!', subsiteid: 0 } });
+    const fifth = await app.call('POST', '/api/login', { body: { username: account.email, password: 'Wrong-123!', subsiteid: 0 }, headers });
     expect(fifth.status).toBe(429);
     expect(fifth.body.errors).toBe('Too many failed logins. Try again in one hour.');
+    expect(fifth.headers.get('retry-after')).toBe('3600');
     // Even the right password is refused while locked.
-    const locked = await app.call('POST', '/api/login', { body: { username: account.email, password: account.password, subsiteid: 0 } });
+    const locked = await app.call('POST', '/api/login', { body: { username: account.email, password: account.password, subsiteid: 0 }, headers });
     expect(locked.status).toBe(429);
     app.clock.advance(59 * 60 * 1000);
-    expect((await app.call('POST', '/api/login', { body: { username: account.email, password: account.password, subsiteid: 0 } })).status).toBe(429);
+    expect((await app.call('POST', '/api/login', { body: { username: account.email, password: account.password, subsiteid: 0 }, headers })).status).toBe(429);
     app.clock.advance(61 * 1000);
-    const after = await app.call('POST', '/api/login', { body: { username: account.email, password: account.password, subsiteid: 0 } });
+    const after = await app.call('POST', '/api/login', { body: { username: account.email, password: account.password, subsiteid: 0 }, headers });
     expect(after.status).toBe(200);
   });
 
   test('unknown user and wrong site are refused', async () => {
     const unknown = await app.call('POST', '/api/login', { body: { username: 'nobody@example.com', password: 'x', subsiteid: 0 } });
     expect(unknown.status).toBe(401);
+    // The same answer as a known user's wrong password: the form tells nobody who has an account.
+    expect(unknown.body.errors).toEqual({ msg: 'Wrong username or password. {{count}} attempts left.', count: 4 });
     const account = await app.createAccount({ subsiteId: 3 });
     const wrongSite = await app.call('POST', '/api/login', { body: { username: account.email, password: account.password, subsiteid: 0 } });
     expect(wrongSite.status).toBe(403);
@@ -105,16 +109,17 @@ describe('logout and tokens', () => {
 describe('two-factor', () => {
   async function startTwoFactor(withFingerprint = true) {
     const account = await app.createAccount({ twoFactor: true });
-    const login = await app.call<{ twoFactorRequired: boolean; user_id: number }>('POST', '/api/login', {
+    const login = await app.call<{ twoFactorRequired: boolean; challenge: string }>('POST', '/api/login', {
       body: { username: account.email, password: account.password, subsiteid: 0, ...(withFingerprint ? { fingerprint } : {}) },
     });
     expect(login.status).toBe(200);
-    expect(login.body.data).toEqual({ twoFactorRequired: true, user_id: account.userId });
-    return account;
+    expect(login.body.data!.twoFactorRequired).toBe(true);
+    expect(Object.keys(login.body.data!)).toEqual(['twoFactorRequired', 'challenge']);
+    return { ...account, challenge: login.body.data!.challenge };
   }
 
-  async function requestCode(account: { userId: number; email: string }): Promise<string> {
-    const generated = await app.call('POST', '/api/2fa/generate', { body: { lang: 'en', user_id: account.userId } });
+  async function requestCode(account: { challenge: string; email: string }): Promise<string> {
+    const generated = await app.call('POST', '/api/2fa/generate', { body: { lang: 'en', challenge: account.challenge } });
     expect(generated.status).toBe(200);
     const mail = await app.smtp.waitFor(account.email);
     const code = mail.text.match(/\b(\d{6})\b/)?.[1];
@@ -125,24 +130,28 @@ describe('two-factor', () => {
   test('code by e-mail logs in; trusting the browser skips the code next time', async () => {
     const account = await startTwoFactor();
     const code = await requestCode(account);
-    const verified = await app.call<{ user: { token: string } }>('POST', '/api/2fa/verify', {
-      body: { code, user_id: account.userId, remember: true, fingerprint },
+    const verified = await app.call<{ user: { token: string }; device_secret: string }>('POST', '/api/2fa/verify', {
+      body: { code, challenge: account.challenge, remember: true, fingerprint },
     });
     expect(verified.status).toBe(200);
     expect(verified.body.data!.user.token).toBeString();
+    const device_secret = verified.body.data!.device_secret;
+    expect(device_secret.length).toBeGreaterThanOrEqual(40);
     const again = await app.call<{ user?: { token: string } }>('POST', '/api/login', {
-      body: { username: account.email, password: account.password, subsiteid: 0, fingerprint },
+      body: { username: account.email, password: account.password, subsiteid: 0, fingerprint, device_secret },
     });
     expect(again.body.data!.user?.token).toBeString();
-    // Another browser still owes a code.
-    const other = await app.call<{ twoFactorRequired?: boolean }>('POST', '/api/login', {
-      body: { username: account.email, password: account.password, subsiteid: 0, fingerprint: { ...fingerprint, platform: 'MacIntel' } },
-    });
-    expect(other.body.data!.twoFactorRequired).toBe(true);
+    // A copied fingerprint without the secret, or the secret with another fingerprint, still owes a code.
+    for (const body of [{ fingerprint }, { fingerprint: { ...fingerprint, platform: 'MacIntel' }, device_secret }]) {
+      const other = await app.call<{ twoFactorRequired?: boolean }>('POST', '/api/login', {
+        body: { username: account.email, password: account.password, subsiteid: 0, ...body },
+      });
+      expect(other.body.data!.twoFactorRequired).toBe(true);
+    }
     // The trusted entry runs out after 15552000 s.
     app.clock.advance(15_552_000 * 1000 + 1000);
     const expired = await app.call<{ twoFactorRequired?: boolean }>('POST', '/api/login', {
-      body: { username: account.email, password: account.password, subsiteid: 0, fingerprint },
+      body: { username: account.email, password: account.password, subsiteid: 0, fingerprint, device_secret },
     });
     expect(expired.body.data!.twoFactorRequired).toBe(true);
   });
@@ -150,21 +159,21 @@ describe('two-factor', () => {
   test('a code expires after 3 minutes and a wrong code is refused', async () => {
     const account = await startTwoFactor();
     const code = await requestCode(account);
-    const wrong = await app.call('POST', '/api/2fa/verify', { body: { code: code === '000000' ? '111111' : '000000', user_id: account.userId } });
+    const wrong = await app.call('POST', '/api/2fa/verify', { body: { code: code === '000000' ? '111111' : '000000', challenge: account.challenge } });
     expect(wrong.status).toBe(422);
     expect(wrong.body.errors).toEqual({ code: ['Wrong code.'] });
     app.clock.advance(3 * 60 * 1000 + 1);
-    const late = await app.call('POST', '/api/2fa/verify', { body: { code, user_id: account.userId } });
+    const late = await app.call('POST', '/api/2fa/verify', { body: { code, challenge: account.challenge } });
     expect(late.status).toBe(422);
     expect(late.body.errors).toEqual({ code: ['The code has expired. Request a new code.'] });
     // Resend gives a fresh code that works.
     const fresh = await requestCode(account);
-    expect((await app.call('POST', '/api/2fa/verify', { body: { code: fresh, user_id: account.userId } })).status).toBe(200);
+    expect((await app.call('POST', '/api/2fa/verify', { body: { code: fresh, challenge: account.challenge } })).status).toBe(200);
   });
 
   test('no code can be generated without a password-checked login', async () => {
     const account = await app.createAccount({ twoFactor: true });
-    const result = await app.call('POST', '/api/2fa/generate', { body: { lang: 'en', user_id: account.userId } });
+    const result = await app.call('POST', '/api/2fa/generate', { body: { lang: 'en', user_id: account.userId, challenge: 'x'.repeat(43) } });
     expect(result.status).toBe(422);
   });
 });
@@ -202,10 +211,10 @@ describe('forgot and reset password', () => {
     expect(late.body.errors).toEqual({ code: ['The link has expired. Request a new one.'] });
   });
 
-  test('unknown e-mail, weak and unequal passwords are field errors', async () => {
+  test('an unknown e-mail gets the same answer; weak and unequal passwords are field errors', async () => {
     const unknown = await app.call('POST', '/api/password/forgot', { body: { subsite_id: 0, email_address: 'ghost@example.com', lang: 'en' } });
-    expect(unknown.status).toBe(422);
-    expect(unknown.body.errors).toEqual({ email_address: ['E-mail address not found.'] });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body.data).toEqual({ message: 'If the address belongs to an account, a password reset link has been sent to it.' });
     const weak = await app.call('POST', '/api/password/reset', { body: { subsite_id: 0, code: 'x', password: 'short', password_confirmation: 'short' } });
     expect(weak.status).toBe(422);
     expect((weak.body.errors as Record<string, string[]>).password).toContain('The password must have at least 8 characters.');
@@ -222,7 +231,7 @@ describe('user update and alert opt-out', () => {
     const token = await app.login(account);
     const result = await app.call<{ message: string }>('POST', '/api/user/update', {
       token,
-      body: { userId: account.userId, email: account.email, password: 'Changed-123!' },
+      body: { userId: account.userId, email: account.email, password: 'Changed-123!', current_password: account.password },
     });
     expect(result.status).toBe(200);
     expect(result.body.data!.message).toBe('User updated successfully');
@@ -230,7 +239,7 @@ describe('user update and alert opt-out', () => {
     const strangerToken = await app.login(stranger);
     const denied = await app.call('POST', '/api/user/update', {
       token: strangerToken,
-      body: { userId: account.userId, email: 'taken@example.com', password: 'Changed-123!' },
+      body: { userId: account.userId, email: 'taken@example.com', password: 'Changed-123!', current_password: stranger.password },
     });
     expect(denied.status).toBe(404);
     expect((await app.call('POST', '/api/login', { body: { username: account.email, password: 'Changed-123!', subsiteid: 0 } })).status).toBe(200);

@@ -12,22 +12,33 @@ import {
   twoFactorVerifySchema,
   userUpdateSchema,
 } from './model';
-import type { AuthService } from './service';
+import { type AuthService, createAuthService } from './service';
+import type { BrandService } from '../brands/service';
+import { defineModule } from '../../composition';
+
+/** What every module's routes use to know the caller. */
+export { actingMayCall, authGuard, requireActor, requireAdministration, requireRole } from './guard';
+
+export { publicRateLimits } from './rate-limits';
 
 export function authRoutes(auth: AuthService) {
   return new Elysia({ prefix: '/api', tags: ['auth'] })
     .use(authGuard(auth))
-    .post('/login', async ({ body, headers }) => ok(await auth.login(body, headers['user-agent'] ?? '')), {
-      body: loginSchema,
-      detail: { summary: 'Log in with e-mail and password' },
-    })
-    .post('/2fa/generate', async ({ body }) => ok(await auth.generateTwoFactorCode(body.user_id, body.lang)), {
+    .post(
+      '/login',
+      async ({ body, headers, request, server }) => ok(await auth.login(body, headers['user-agent'] ?? '', auth.addressOf(request, server))),
+      { body: loginSchema, detail: { summary: 'Log in with e-mail and password' } },
+    )
+    .post('/2fa/generate', async ({ body }) => ok(await auth.generateTwoFactorCode(body.challenge, body.lang)), {
       body: twoFactorGenerateSchema,
-      detail: { summary: 'E-mail a two-factor code' },
+      detail: { summary: 'E-mail a two-factor code for the login that answered this challenge' },
     })
     .post('/2fa/verify', async ({ body, headers }) => ok(await auth.verifyTwoFactorCode(body, headers['user-agent'] ?? '')), {
       body: twoFactorVerifySchema,
-      detail: { summary: 'Verify a two-factor code' },
+      detail: { summary: 'Verify a two-factor code; "remember" answers a device secret that skips the code in this browser' },
+    })
+    .delete('/2fa/trusted-browsers', async ({ actor }) => ok(await auth.revokeTrustedBrowsers(requireActor(actor))), {
+      detail: { summary: 'Forget every browser the caller trusted' },
     })
     .post(
       '/logout',
@@ -51,7 +62,7 @@ export function authRoutes(auth: AuthService) {
         await auth.forgotPassword(body);
         return ok({ message: translate(body.lang, 'auth.reset.linkSent') });
       },
-      { body: forgotPasswordSchema, detail: { summary: 'Send a password-reset link' } },
+      { body: forgotPasswordSchema, detail: { summary: 'Send a password-reset link (the same answer for unknown addresses)' } },
     )
     .post(
       '/password/reset',
@@ -63,18 +74,27 @@ export function authRoutes(auth: AuthService) {
     )
     .post(
       '/user/update',
-      async ({ body, actor, request }) => {
-        await auth.updateUser(requireActor(actor), body);
+      async ({ body, actor, request, server }) => {
+        await auth.updateUser(requireActor(actor), body, auth.addressOf(request, server));
         return ok({ message: translate(requestLanguage(request.headers), 'auth.userUpdated') });
       },
-      { body: userUpdateSchema, detail: { summary: 'Change e-mail and password' } },
+      { body: userUpdateSchema, detail: { summary: "Change e-mail and password (needs the caller's current password)" } },
     )
     .post(
       '/alerts/opt-out',
-      async ({ body, request }) => {
-        const email = await auth.alertOptOut(body);
+      async ({ body, request, server }) => {
+        const email = await auth.alertOptOut(body, auth.addressOf(request, server));
         return ok({ message: translate(requestLanguage(request.headers), 'auth.optOut.done', { email }) });
       },
       { body: alertOptOutSchema, detail: { summary: 'Remove oneself from alerts and push notifications' } },
     );
 }
+
+/** Sign-in, sessions and the caller of every request. */
+export const authModule = defineModule({
+  name: 'auth',
+  needs: ['brands'],
+  create: (platform, { brands }: { brands: BrandService }) => createAuthService(platform, brands),
+  routes: (auth) => authRoutes(auth),
+  stop: (auth) => auth.close(),
+});

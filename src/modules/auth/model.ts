@@ -29,16 +29,21 @@ export const loginSchema = z.object({
   subsiteid: subsiteId.default(0),
   remember_me: flag.default(false),
   fingerprint: fingerprintSchema.optional(),
+  /** The secret this browser was given when its user chose "trust this browser". */
+  device_secret: z.string().max(128).optional(),
 });
+
+/** The random token the login answered with when it asked for a code: it binds the code to that login. */
+const challengeSchema = z.string().min(20, 'auth.twoFactor.noCode').max(128, 'auth.twoFactor.noCode');
 
 export const twoFactorGenerateSchema = z.object({
   lang: languageSchema,
-  user_id: z.coerce.number().int().positive(),
+  challenge: challengeSchema,
 });
 
 export const twoFactorVerifySchema = z.object({
   code: z.string().trim().min(6, 'validation.twoFactor.code').max(12, 'validation.twoFactor.code'),
-  user_id: z.coerce.number().int().positive(),
+  challenge: challengeSchema,
   remember: flag.default(false),
   fingerprint: fingerprintSchema.optional(),
 });
@@ -65,6 +70,8 @@ export const userUpdateSchema = z.object({
   userId: z.coerce.number().int().positive(),
   email: z.string().trim().toLowerCase().email('validation.email'),
   password: passwordSchema,
+  /** The caller's own current password: a token alone never changes an e-mail or a password. */
+  current_password: z.string({ error: 'validation.currentPassword.required' }).min(1, 'validation.currentPassword.required').max(256),
 });
 
 export const alertOptOutSchema = z.object({
@@ -75,6 +82,23 @@ export const alertOptOutSchema = z.object({
 });
 
 export type Role = 'admin' | 'user' | 'support' | 'reseller';
+
+/** The caller as every module sees it after authentication. */
+export interface Actor {
+  userId: number;
+  accountId: number;
+  /** The account above this one (reseller or group), or the account itself. */
+  parentAccountId: number;
+  subsiteId: number;
+  role: Role;
+  language: 'sv' | 'en' | 'no';
+  timezone: string;
+  sessionId: string;
+  /** Spec §1: whether the real-time map is enabled for this user (the RealTimeMap flag), as read when authenticated. */
+  realtimeMap: boolean;
+  /** Set while a support or reseller user works inside a customer's account (`accountId`): read-only, audited. */
+  acting?: { homeAccountId: number };
+}
 
 /** The `data.user` object the web app stores (spec §3 User). */
 export interface SessionUser {
@@ -95,11 +119,25 @@ export interface SessionUser {
   Language: 'sv' | 'en' | 'no';
   TimeZone: string;
   token: string;
+  /** The customer's account a support or reseller user has opened (the web app shows a banner); absent otherwise. */
+  ActingAccount?: { ID: number; CompanyName: string };
 }
 
 /** Spec §9 constants. */
+/** Wrong passwords for one account from one address before that address is locked out of it for LOGIN_LOCK_MS. */
 export const LOGIN_MAX_ATTEMPTS = 5;
+/** Wrong passwords for one account from all addresses together (at least four of them) before the account locks. */
+export const ACCOUNT_MAX_FAILURES = 20;
 export const LOGIN_LOCK_MS = 60 * 60 * 1000;
+/** Wrong codes per e-mailed code, per challenge (across resent codes) and per account an hour. */
+export const TWO_FACTOR_CODE_ATTEMPTS = 5;
+export const TWO_FACTOR_CHALLENGE_ATTEMPTS = 10;
+export const TWO_FACTOR_ACCOUNT_ATTEMPTS = 20;
+/** Codes per challenge, the resend countdown (00:10) enforced by the server, and codes per account an hour. */
+export const TWO_FACTOR_MAX_CODES = 5;
+export const TWO_FACTOR_RESEND_MS = 10 * 1000;
+export const TWO_FACTOR_ACCOUNT_CODES = 10;
+export const TWO_FACTOR_CHALLENGE_MS = 15 * 60 * 1000;
 export const TWO_FACTOR_CODE_MS = 3 * 60 * 1000;
 export const TRUSTED_BROWSER_MS = 15_552_000 * 1000;
 export const RESET_LINK_MS = 60 * 60 * 1000;

@@ -8,21 +8,29 @@ export const sessions = pgTable('sessions', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  /** A support or reseller user's session inside a customer's account (read-only); null: their own account. */
+  actingAccountId: integer('acting_account_id'),
 });
 
+/** A login that passed its password and owes a code; found by the hash of the token only that client holds. */
 export const twoFactorChallenges = pgTable('two_factor_challenges', {
-  userId: integer('user_id').primaryKey(),
+  tokenHash: text('token_hash').primaryKey(),
+  userId: integer('user_id').notNull(),
   codeHash: text('code_hash'),
   codeExpiresAt: timestamp('code_expires_at', { withTimezone: true }),
+  codeAttempts: integer('code_attempts').notNull().default(0),
   attempts: integer('attempts').notNull().default(0),
+  codesSent: integer('codes_sent').notNull().default(0),
+  lastSentAt: timestamp('last_sent_at', { withTimezone: true }),
   remember: boolean('remember').notNull().default(false),
-  challengeExpiresAt: timestamp('challenge_expires_at', { withTimezone: true }).notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
 });
 
 export const trustedBrowsers = pgTable('trusted_browsers', {
   id: serial('id').primaryKey(),
   userId: integer('user_id').notNull(),
+  secretHash: text('secret_hash').notNull(),
   fingerprintHash: text('fingerprint_hash').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull(),

@@ -2,9 +2,10 @@ import { Elysia } from 'elysia';
 import { ok } from '../../lib/http';
 import { z } from '../../lib/validation';
 import type { AuthService } from '../auth/service';
-import { authGuard, requireActor, requireRole } from '../auth/guard';
+import { authGuard, requireActor, requireRole } from '../auth';
 import { announcementSchema, subsiteQuerySchema } from './model';
-import type { BrandService } from './service';
+import { type BrandService, createBrandService } from './service';
+import { defineModule } from '../../composition';
 
 export function brandRoutes(brands: BrandService, auth: AuthService) {
   return new Elysia({ prefix: '/api', tags: ['brands'] })
@@ -43,3 +44,11 @@ export function brandRoutes(brands: BrandService, auth: AuthService) {
       { detail: { summary: 'Whether safe return home is enabled (administrators)' } },
     );
 }
+
+/** Brands: sub-sites, announcements and contact details. */
+export const brandsModule = defineModule({
+  name: 'brands',
+  needs: [],
+  create: (platform) => createBrandService(platform.database.db),
+  routes: (brands, { auth }: { auth: AuthService }) => brandRoutes(brands, auth),
+});

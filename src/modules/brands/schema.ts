@@ -1,4 +1,4 @@
-import { boolean, jsonb, pgTable, serial, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, pgTable, serial, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 export interface BrandColors {
   primary: string;
@@ -28,6 +28,8 @@ export const brands = pgTable('brands', {
   contactAddress: text('contact_address').notNull(),
   noticeUrl: text('notice_url'),
   features: jsonb('features').$type<BrandFeatures>().notNull(),
+  /** The smallest geofence radius the brand allows (migration 0200; default 300 m). */
+  geofenceRadiusMinM: integer('geofence_radius_min_m').notNull().default(300),
 });
 
 export const announcements = pgTable('announcements', {

@@ -1,9 +1,12 @@
 import { Elysia } from 'elysia';
 import { ok } from '../../lib/http';
-import { authGuard, requireActor } from '../auth/guard';
+import { authGuard, requireActor } from '../auth';
 import type { AuthService } from '../auth/service';
 import { placeGeocodeQuerySchema, placeIdParamsSchema, placeInputSchema, placeListQuerySchema } from './model';
-import type { PlaceService } from './service';
+import { createPlaceService, type PlaceService } from './service';
+import type { Geocoder } from '../../lib/geocoding';
+import type { UnitService } from '../units/service';
+import { defineModule } from '../../composition';
 
 const security = [{ bearer: [] }];
 
@@ -47,3 +50,11 @@ export function placeRoutes(places: PlaceService, auth: AuthService) {
       detail: { summary: 'Deletes a place, its rules and the rules of other places that name it', security },
     });
 }
+
+/** Places and their rules, which categorize trips. */
+export const placesModule = defineModule({
+  name: 'places',
+  needs: ['units', 'geocoder'],
+  create: (platform, { units, geocoder }: { units: UnitService; geocoder: Geocoder }) => createPlaceService(platform, units, geocoder),
+  routes: (places, { auth }: { auth: AuthService }) => placeRoutes(places, auth),
+});

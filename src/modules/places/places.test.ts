@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import { IngestWriter } from '../tracking/ingest';
-import type { DetectorPosition } from '../trips/detector';
-import { driveRecord, scriptDrive } from '../trips/drive';
+import { IngestWriter } from '../tracking/service';
+import { type DetectorPosition, driveRecord, scriptDrive } from '../trips/testing';
 import type { TripApplyRulesResult, TripList } from '../trips/model';
 import type { PlaceInput, PlaceView } from './model';
 
@@ -211,6 +210,22 @@ describe('creating and validating places', () => {
 });
 
 describe('who manages which place', () => {
+  test("a rule names another place only to whoever may see it; a user cannot point a rule at a place hidden from them", async () => {
+    const hidden = await create(place({ label: 'Secret depot', units: [unitB] }));
+    const rule = { kind: 'between' as const, otherPlaceId: hidden.body.data!.id, days: [1], from: '08:00', to: '09:00', category: 'business' as const };
+    const yard = await create(place({ label: 'Front yard', units: [unitA, unitB], rules: [rule] }));
+    expect(yard.body.data!.rules[0]!.otherPlaceLabel).toBe('Secret depot');
+    const seenByUser = await app.call<PlaceView>('GET', `/api/places/${yard.body.data!.id}`, { token: userToken });
+    expect(seenByUser.status).toBe(200);
+    expect(seenByUser.body.data!.rules[0]!.otherPlaceLabel).toBeNull();
+    const listed = await app.call<PlaceView[]>('GET', '/api/places', { token: userToken });
+    expect(JSON.stringify(listed.body)).not.toContain('Secret depot');
+    // Nor can the user learn of it by naming it in a rule of their own place.
+    const probe = await create(place({ label: 'Probe', units: [unitA], rules: [rule] }), userToken);
+    expect(probe.status).toBe(422);
+    expect(probe.body.errors).toEqual({ 'rules.0.otherPlaceId': ['Choose another place of your account.'] });
+  });
+
   test('an ordinary user manages places of units they see, sees but cannot change others, and cannot see the rest', async () => {
     const both = await create(place({ label: 'Shared yard', units: [unitA, unitB] }));
     const vanOnly = await create(place({ label: 'Van garage', units: [unitB] }));
@@ -275,7 +290,7 @@ describe('address look-up', () => {
 
 async function feed(unitId: number, positions: DetectorPosition[]) {
   for (let i = 0; i < positions.length; i += 25) {
-    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
+    await writer.submit({ unitId, accountId: admin.accountId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
   }
   await writer.drain();
   await app.services.trips.idle();

@@ -3,8 +3,8 @@ import type { Geocoder } from '../../lib/geocoding';
 import { AppError, forbidden, notFound } from '../../lib/http';
 import type { Platform } from '../../lib/platform';
 import { isTimeZone } from '../../lib/time';
-import type { Actor } from '../accounts/users';
-import type { ClassifiableTrip } from '../trips/detection';
+import type { Actor } from '../auth/model';
+import type { ClassifiableTrip } from '../trips/service';
 import type { TripType } from '../trips/model';
 import type { UnitService } from '../units/service';
 import {
@@ -147,12 +147,27 @@ export function createPlaceService(platform: Platform, units: UnitService, geoco
     return isAdmin(actor) || (unitIds.length > 0 && unitIds.every((id) => visible.has(id)));
   }
 
+  /** Of these places, the ones the caller may see: all for an administrator, else those with a unit the caller sees. */
+  async function seenPlaces(query: Querier, actor: Actor, placeIds: number[], visible: Map<number, string>): Promise<Set<number>> {
+    if (isAdmin(actor)) return new Set(placeIds);
+    if (placeIds.length === 0 || visible.size === 0) return new Set();
+    const rows = await query<{ place_id: number }>(
+      'SELECT DISTINCT place_id FROM place_units WHERE place_id = ANY($1::int[]) AND unit_id = ANY($2::int[])',
+      [placeIds, [...visible.keys()]],
+    );
+    return new Set(rows.map((row) => Number(row.place_id)));
+  }
+
   async function views(actor: Actor, rows: PlaceRow[], visible: Map<number, string>): Promise<PlaceView[]> {
     const rules = await rulesOf(database.query, rows.map((row) => Number(row.id)));
+    const others = [...new Set(rules.map((rule) => rule.other_place_id).filter((id) => id !== null).map(Number))];
+    const seen = await seenPlaces(database.query, actor, others, visible);
     const byPlace = new Map<number, PlaceRuleView[]>();
     for (const rule of rules) {
       const list = byPlace.get(Number(rule.place_id)) ?? [];
-      list.push(ruleView(rule));
+      // The other place of a "between" rule is named only to whoever may see that place.
+      const otherSeen = rule.other_place_id === null || seen.has(Number(rule.other_place_id));
+      list.push(ruleView(otherSeen ? rule : { ...rule, other_label: null }));
       byPlace.set(Number(rule.place_id), list);
     }
     return rows.map((row) => {
@@ -195,13 +210,19 @@ export function createPlaceService(platform: Platform, units: UnitService, geoco
     }
   }
 
-  async function checkOtherPlaces(query: Querier, actor: Actor, placeId: number | null, input: PlaceInput): Promise<void> {
+  async function checkOtherPlaces(query: Querier, actor: Actor, placeId: number | null, input: PlaceInput, visible: Map<number, string>): Promise<void> {
     const fields: Record<string, string[]> = {};
     const wanted = [...new Set(input.rules.map((rule) => rule.otherPlaceId).filter((id): id is number => typeof id === 'number'))];
     const found = wanted.length
       ? await query<{ id: number }>('SELECT id FROM places WHERE account_id = $1 AND id = ANY($2::int[])', [actor.accountId, wanted])
       : [];
-    const known = new Set(found.map((row) => Number(row.id)));
+    // An ordinary user names only places they may see, or keeps the ones the place's rules already name.
+    const kept =
+      placeId === null || isAdmin(actor)
+        ? []
+        : await query<{ id: number }>('SELECT other_place_id AS id FROM place_rules WHERE place_id = $1 AND other_place_id IS NOT NULL', [placeId]);
+    const seen = await seenPlaces(query, actor, found.map((row) => Number(row.id)), visible);
+    const known = new Set([...found.map((row) => Number(row.id)).filter((id) => seen.has(id)), ...kept.map((row) => Number(row.id))]);
     input.rules.forEach((rule, index) => {
       if (rule.kind !== 'between') return;
       const other = rule.otherPlaceId ?? null;
@@ -350,7 +371,7 @@ export function createPlaceService(platform: Platform, units: UnitService, geoco
       const saved = await database.transaction(async (query) => {
         let placeId = id;
         if (placeId === null) {
-          await checkOtherPlaces(query, actor, null, input);
+          await checkOtherPlaces(query, actor, null, input, visible);
           const [row] = await query<{ id: number }>(
             `INSERT INTO places (account_id, label, address, center, radius_m, time_zone, created_by, created_at, updated_at)
              VALUES ($1, $2, $3, ST_SetSRID(ST_MakePoint($5, $4), 4326)::geography, $6, $7, $8, $9::timestamptz, $9::timestamptz)
@@ -362,7 +383,7 @@ export function createPlaceService(platform: Platform, units: UnitService, geoco
           // Locked and looked up again inside the transaction: deleted meanwhile is 404.
           const [row] = await placeRows(query, actor.accountId, { id: placeId, lock: true });
           if (!row) throw placeNotFound();
-          await checkOtherPlaces(query, actor, placeId, input);
+          await checkOtherPlaces(query, actor, placeId, input, visible);
           await query(
             `UPDATE places SET label = $3, address = $4, center = ST_SetSRID(ST_MakePoint($6, $5), 4326)::geography, radius_m = $7,
                     time_zone = $8, updated_at = $9::timestamptz

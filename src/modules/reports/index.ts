@@ -1,9 +1,13 @@
 import { Elysia } from 'elysia';
 import { ok } from '../../lib/http';
-import { authGuard, requireActor } from '../auth/guard';
+import { authGuard, requireActor } from '../auth';
 import type { AuthService } from '../auth/service';
 import { congestionQuerySchema } from './model';
-import type { ReportService } from './service';
+import { createReportService, type ReportService } from './service';
+import type { TrackingService } from '../tracking/service';
+import type { TripService } from '../trips/service';
+import type { UnitService } from '../units/service';
+import { defineModule } from '../../composition';
 
 const security = [{ bearer: [] }];
 
@@ -20,3 +24,12 @@ export function reportRoutes(reports: ReportService, auth: AuthService) {
       },
     });
 }
+
+/** Reports: congestion tax from the tracks. */
+export const reportsModule = defineModule({
+  name: 'reports',
+  needs: ['units', 'tracking', 'trips'],
+  create: (platform, { units, tracking, trips }: { units: UnitService; tracking: TrackingService; trips: TripService }) =>
+    createReportService({ clock: platform.clock, units, tracking, trips }),
+  routes: (reports, { auth }: { auth: AuthService }) => reportRoutes(reports, auth),
+});

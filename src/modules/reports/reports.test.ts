@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import { IngestWriter } from '../tracking/ingest';
-import { driveRecord } from '../trips/drive';
+import { IngestWriter } from '../tracking/service';
+import { driveRecord } from '../trips/testing';
 import type { TripList } from '../trips/model';
 import type { CongestionReport } from './model';
 import { cordonTrip } from './testing';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   // 07:05 Stockholm time in, and out; 16:05 back in and out again (that trip is made private below).
   const positions = [...cordonTrip('2026-02-24T06:05:00Z'), ...cordonTrip('2026-02-24T15:05:00Z', 'back')];
   for (let i = 0; i < positions.length; i += 25) {
-    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
+    await writer.submit({ unitId, accountId: owner.accountId, protocol: 'teltonika', deviceId: 'test', records: positions.slice(i, i + 25).map(driveRecord), receivedAt: new Date() });
   }
   await writer.drain();
   await app.services.trips.idle();

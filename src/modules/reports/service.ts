@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock';
 import { fieldError } from '../../lib/http';
 import { addToDay, dayOf, startOfDay } from '../../lib/time';
-import type { Actor } from '../accounts/users';
+import type { Actor } from '../auth/model';
 import type { TrackingService } from '../tracking/service';
 import type { TripLogEntry, TripType } from '../trips/model';
 import type { TripService } from '../trips/service';

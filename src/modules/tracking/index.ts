@@ -1,12 +1,16 @@
 import { Elysia } from 'elysia';
 import { AppError, ok, okJson, UNAUTHENTICATED } from '../../lib/http';
 import { ServerTiming } from '../../lib/server-timing';
-import type { Actor } from '../accounts/users';
-import { authGuard, requireActor } from '../auth/guard';
+import type { Actor } from '../auth/model';
+import { authGuard, requireActor } from '../auth';
 import type { AuthService } from '../auth/service';
-import type { LiveHub } from './live';
+import { LiveHub } from './live';
+import type { Geocoder } from '../../lib/geocoding';
+import type { TripService } from '../trips/service';
+import type { UnitService } from '../units/service';
+import { defineModule } from '../../composition';
 import { addressQuerySchema, historyQuerySchema, liveQuerySchema } from './model';
-import { requestTimeZone, type TrackingService } from './service';
+import { createTrackingService, requestTimeZone, type TrackingService, trackingJobs } from './service';
 
 /** The subprotocol a browser offers along with its token: `new WebSocket(url, ['bearer', token])`. */
 export const LIVE_SUBPROTOCOL = 'bearer';
@@ -110,3 +114,31 @@ export function trackingRoutes(tracking: TrackingService, live: LiveHub, auth: A
       },
     });
 }
+
+/** Tracking: positions, the map's unit list, history and addresses. */
+export const trackingModule = defineModule({
+  name: 'tracking',
+  needs: ['units', 'trips', 'geocoder'],
+  create: (platform, { units, trips, geocoder }: { units: UnitService; trips: TripService; geocoder: Geocoder }) =>
+    createTrackingService(
+      { database: platform.database, clock: platform.clock, units, geocoder },
+      {
+        // Spec §5: private trips never on the map.
+        hiddenIntervals: (actor, unitId, from, to) => trips.hiddenOnMap(actor, unitId, from, to),
+        // Spec §6: ordinary users see only their units; locked benefit/private cars follow the access rules.
+        unitAccess: (actor, unitIds) => units.mapAccess(actor, unitIds),
+        visibleUnits: (actor) => units.visibleUnitIds(actor),
+        checkedInDrivers: (accountId) => trips.checkedInDriversOfAccount(accountId),
+      },
+    ),
+  routes: (tracking, { live, auth }: { live: LiveHub; auth: AuthService }) => trackingRoutes(tracking, live, auth),
+  jobs: (_tracking, platform) => trackingJobs(platform),
+});
+
+/** The live map's hub: one WebSocket per open map, fed by the state writer's `unit.states`. */
+export const liveModule = defineModule({
+  name: 'live',
+  needs: ['tracking', 'auth'],
+  create: (platform, { tracking, auth }: { tracking: TrackingService; auth: AuthService }) =>
+    new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log }),
+});

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { DecodedRecord } from '../../gateway/types';
-import { FLAG_FUTURE, FLAG_INVALID_FIX, IngestWriter } from './ingest';
+import type { DecodedRecord } from '../../lib/tracker-record';
+import { IngestWriter } from './ingest';
+import { FLAG_FUTURE, FLAG_IMPLAUSIBLE, FLAG_INVALID_FIX } from './model';
 
 let app: TestApp;
 let unitId: number;
+let accountId: number;
 let writer: IngestWriter;
 
 beforeAll(async () => {
@@ -15,6 +17,7 @@ beforeAll(async () => {
     sql`insert into units (account_id, imei, name) values (${account.accountId}, '356307042441013', 'Van 1') returning id`,
   );
   unitId = unit!.id;
+  accountId = account.accountId;
   writer = new IngestWriter(app.database, app.platform.events, app.platform.log);
 }, 60_000);
 afterAll(async () => {
@@ -50,6 +53,7 @@ async function positions() {
 test('records are stored with raw IO, and the same records sent again are stored once', async () => {
   const submission = {
     unitId,
+    accountId,
     protocol: 'teltonika',
     deviceId: '356307042441013',
     records: [record(new Date(Date.now() - 120_000).toISOString()), record(new Date(Date.now() - 60_000).toISOString())],
@@ -68,8 +72,8 @@ test('records are stored with raw IO, and the same records sent again are stored
 
 test('an older record arriving late is kept in time order and does not move the latest state back', async () => {
   const latest = new Date(Date.now() - 30_000);
-  await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(latest.toISOString(), { latitude: 60 })], receivedAt: new Date() });
-  await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 90_000).toISOString(), { latitude: 58 })], receivedAt: new Date() });
+  await writer.submit({ unitId, accountId, protocol: 'teltonika', deviceId: 'x', records: [record(latest.toISOString(), { latitude: 60 })], receivedAt: new Date() });
+  await writer.submit({ unitId, accountId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 90_000).toISOString(), { latitude: 58 })], receivedAt: new Date() });
   await writer.drain();
   const [state] = await app.database.rows<{ time: string; lat: number }>(
     sql`select time, ST_Y(geom) as lat from unit_state where unit_id = ${unitId}`,
@@ -85,6 +89,7 @@ test('invalid and future fixes are flagged, not dropped', async () => {
   const invalid = new Date(Date.now() - 10_000).toISOString();
   await writer.submit({
     unitId,
+    accountId,
     protocol: 'teltonika',
     deviceId: 'x',
     records: [record(future), record(invalid, { valid: false, satellites: 0 })],
@@ -109,6 +114,7 @@ test('stored positions and ignition changes are published after commit', async (
   });
   await writer.submit({
     unitId,
+    accountId,
     protocol: 'teltonika',
     deviceId: 'x',
     records: [record(new Date(Date.now() - 5_000).toISOString(), { normalized: { ignition: false } })],
@@ -121,14 +127,101 @@ test('stored positions and ignition changes are published after commit', async (
   expect(seen).toEqual([`positions:${unitId}:1`, 'ignition:false']);
 });
 
-test('a failing batch rejects every submission in it and stores nothing', async () => {
+test('a failing database rejects every submission of the batch and stores nothing', async () => {
   const before = (await positions()).length;
-  // A fix without coordinates cannot become a point: the whole batch's transaction fails.
-  const broken = writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 2000).toISOString(), { latitude: Number.NaN })], receivedAt: new Date() });
-  const good = writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - 1000).toISOString())], receivedAt: new Date() });
-  const results = await Promise.allSettled([broken, good]);
+  const down = { ...app.database, query: async () => Promise.reject(new Error('connection terminated')) };
+  const failing = new IngestWriter(down, app.platform.events, app.platform.log, { maxDelayMs: 1 });
+  const submit = (ms: number) => failing.submit({ unitId, accountId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(Date.now() - ms).toISOString())], receivedAt: new Date() });
+  const results = await Promise.allSettled([submit(2000), submit(1000)]);
   expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   expect((await positions()).length).toBe(before);
+});
+
+test('implausible records are stored flagged and not valid, never as the latest position', async () => {
+  await writer.drain();
+  const [stateBefore] = await app.database.rows<{ time: string; lat: number }>(sql`select time, ST_Y(geom) as lat from unit_state where unit_id = ${unitId}`);
+  const receivedAt = new Date(Date.now() + 1);
+  const fresh = new Date(Date.now() - 1000).toISOString();
+  const states: number[] = [];
+  const off = app.platform.events.on('unit.states', ({ rows }) => void states.push(...rows.filter((row) => row.unitId === unitId).map((row) => row.lat)));
+  await writer.submit({
+    unitId,
+    accountId,
+    protocol: 'gt06',
+    deviceId: 'x',
+    records: [
+      record(fresh, { latitude: -1408.5 }),
+      record(fresh, { time: new Date(Number.NaN), longitude: 181 }),
+      record(fresh, { time: new Date(8.64e15 + 1), latitude: Number.NaN }),
+    ],
+    rawFrame: new Uint8Array([0x78, 0x78]),
+    receivedAt,
+  });
+  await writer.drain();
+  off();
+  const rows = await app.database.rows<{ time: string; flags: number; valid: boolean; lat: number; lon: number }>(
+    sql`select time, flags, valid, ST_Y(geom) as lat, ST_X(geom) as lon from positions where unit_id = ${unitId} and (flags & ${FLAG_IMPLAUSIBLE}) <> 0 order by time, lat`,
+  );
+  // A time that is no date is stored at the arrival time, a millisecond apart per record of the frame; NaN coordinates as 0.
+  expect(rows.map((r) => [new Date(r.time).toISOString(), r.flags, r.valid, r.lat, r.lon])).toEqual([
+    [fresh, FLAG_IMPLAUSIBLE, false, -1408.5, 18.0686],
+    [new Date(receivedAt.getTime() + 1).toISOString(), FLAG_IMPLAUSIBLE, false, 59.3293, 181],
+    [new Date(receivedAt.getTime() + 2).toISOString(), FLAG_IMPLAUSIBLE, false, 0, 18.0686],
+  ]);
+  // Before 2000: implausible, stored at its arrival time too.
+  const early = new Date(receivedAt.getTime() + 10);
+  await writer.submit({ unitId, accountId, protocol: 'gt06', deviceId: 'x', records: [record('1999-12-31T23:59:59Z')], receivedAt: early });
+  const [flagged] = await app.database.rows<{ flags: number; valid: boolean }>(sql`select flags, valid from positions where unit_id = ${unitId} and time = ${early.toISOString()}::timestamptz`);
+  expect(flagged).toEqual({ flags: FLAG_IMPLAUSIBLE, valid: false });
+  await writer.drain();
+  const [state] = await app.database.rows<{ time: string; lat: number }>(sql`select time, ST_Y(geom) as lat from unit_state where unit_id = ${unitId}`);
+  expect(state).toEqual(stateBefore!);
+  expect(states.every((lat) => Math.abs(lat) <= 90)).toBe(true);
+});
+
+test('a record the database refuses is stored flagged without its IO; the batch around it commits', async () => {
+  const [other] = await app.database.rows<{ id: number }>(
+    sql`insert into units (account_id, imei, name) values (${accountId}, '356307042441021', 'Van 2') returning id`,
+  );
+  const time = new Date(Date.now() - 4000).toISOString();
+  const isolatedBefore = writer.isolatedRecords;
+  // A NUL character passes every check of ours but no jsonb column takes it.
+  const poisoned = writer.submit({
+    unitId: other!.id,
+    accountId,
+    protocol: 'teltonika',
+    deviceId: '356307042441021',
+    // The second record one second after the first, exactly (two Date.now() calls may be a millisecond apart).
+    records: [record(time, { normalized: { driverId: 'A\u0000B' } }), record(new Date(Date.parse(time) + 1000).toISOString())],
+    rawFrame: new Uint8Array([1, 2, 3]),
+    receivedAt: new Date(),
+  });
+  const good = writer.submit({ unitId, accountId, protocol: 'teltonika', deviceId: 'x', records: [record(time, { latitude: 58.5, normalized: { ignition: false } })], receivedAt: new Date() });
+  expect((await Promise.allSettled([poisoned, good])).map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+  expect(writer.isolatedRecords).toBe(isolatedBefore + 1);
+  const stored = await app.database.rows<{ unit_id: number; flags: number; io: Record<string, unknown>; normalized: Record<string, unknown> }>(
+    sql`select unit_id, flags, io, normalized from positions where unit_id in (${unitId}, ${other!.id}) and time = ${time}::timestamptz order by unit_id`,
+  );
+  expect(stored.map((row) => [row.unit_id, row.flags])).toEqual([[unitId, 0], [other!.id, FLAG_IMPLAUSIBLE]]);
+  expect(stored[1]!.io).toEqual({});
+  const frames = await app.database.rows<{ n: number }>(sql`select count(*)::int as n from raw_frames where device_id = '356307042441021'`);
+  expect(frames[0]!.n).toBe(1);
+  await writer.drain();
+  const [state] = await app.database.rows<{ time: string }>(sql`select time from unit_state where unit_id = ${other!.id}`);
+  expect(new Date(state!.time).getTime()).toBe(Date.parse(time) + 1000);
+});
+
+test('a heartbeat moves last_seen through the state writer and publishes the state', async () => {
+  await writer.drain();
+  const seen = new Date(Date.now() + 5_000);
+  const published: Array<{ unitId: number; accountId: number; lastSeen: Date }> = [];
+  const off = app.platform.events.on('unit.states', ({ rows }) => void published.push(...rows));
+  writer.touch(unitId, accountId, seen);
+  await writer.drain();
+  off();
+  const [state] = await app.database.rows<{ last_seen: string }>(sql`select last_seen from unit_state where unit_id = ${unitId}`);
+  expect(new Date(state!.last_seen).getTime()).toBe(seen.getTime());
+  expect(published.map((row) => [row.unitId, row.accountId, row.lastSeen.getTime()])).toEqual([[unitId, accountId, seen.getTime()]]);
 });
 
 test('every ignition and input change inside one frame is published, late records are not', async () => {
@@ -141,6 +234,7 @@ test('every ignition and input change inside one frame is published, late record
   const base = Date.now() - 3_000;
   await writer.submit({
     unitId,
+    accountId,
     protocol: 'teltonika',
     deviceId: 'x',
     records: [
@@ -160,8 +254,8 @@ test('every ignition and input change inside one frame is published, late record
 test('devices are acknowledged once their positions are durable; the latest state follows', async () => {
   const time = new Date(Date.now() - 500);
   // A unit that no longer exists does not stop the state of the others from being projected.
-  await writer.submit({ unitId: 999_999, protocol: 'teltonika', deviceId: 'gone', records: [record(time.toISOString())], receivedAt: new Date() });
-  await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(time.toISOString(), { latitude: 61 })], receivedAt: new Date() });
+  await writer.submit({ unitId: 999_999, accountId, protocol: 'teltonika', deviceId: 'gone', records: [record(time.toISOString())], receivedAt: new Date() });
+  await writer.submit({ unitId, accountId, protocol: 'teltonika', deviceId: 'x', records: [record(time.toISOString(), { latitude: 61 })], receivedAt: new Date() });
   await writer.drain();
   const [state] = await app.database.rows<{ time: string; lat: number }>(sql`select time, ST_Y(geom) as lat from unit_state where unit_id = ${unitId}`);
   expect(new Date(state!.time).getTime()).toBe(time.getTime());
@@ -191,8 +285,9 @@ test('a partial batch waits for its window even when a batch has just finished; 
     },
   };
   const base = Date.now() - 3_600_000;
-  const one = (at: number) => ({ unitId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(base + at * 1000).toISOString())], receivedAt: new Date() });
-  const batching = new IngestWriter(counting, app.platform.events, app.platform.log, { maxDelayMs: 1000, keepRawFrames: false });
+  const one = (at: number) => ({ unitId, accountId, protocol: 'teltonika', deviceId: 'x', records: [record(new Date(base + at * 1000).toISOString())], receivedAt: new Date() });
+  // A window long enough that a loaded machine's stall between the two frames cannot outlast it.
+  const batching = new IngestWriter(counting, app.platform.events, app.platform.log, { maxDelayMs: 5000, keepRawFrames: false });
   const acknowledged = [batching.submit(one(1))];
   await firstInsert;
   // One frame arrives while the first batch is written, another just after it: both go in the next statement.

@@ -2,11 +2,14 @@ import type { DatabaseHandle, Querier } from '../../lib/db/client';
 import type { EventBus } from '../../lib/events';
 import type { Logger } from '../../lib/log';
 import { Pacer } from '../../lib/pace';
-import { type DecodedRecord, ioToJson, type NormalizedIo } from '../../gateway/types';
+import { type DecodedRecord, ioToJson, type NormalizedIo } from '../../lib/tracker-record';
+import { EARLIEST_FIX_MS, FLAG_IMPLAUSIBLE, FLAGS_NOT_A_FIX, recordFlags } from './model';
 
 /** One device's records from one frame, submitted together; resolved once durably stored. */
 export interface IngestSubmission {
   unitId: number;
+  /** The unit's account as the gateway's device look-up found it: the state writer publishes it without asking again. */
+  accountId: number;
   protocol: string;
   deviceId: string;
   records: DecodedRecord[];
@@ -16,13 +19,12 @@ export interface IngestSubmission {
   receivedAt: Date;
 }
 
-export const FLAG_INVALID_FIX = 1;
-export const FLAG_FUTURE = 2;
-/** A fix more than this far ahead of the server clock is flagged as in the future. */
-const FUTURE_TOLERANCE_MS = 5 * 60 * 1000;
+/** Default of `FIX_FUTURE_SKEW_SECONDS`: how far ahead of the server clock a fix time may lie (device clocks drift). */
+export const DEFAULT_FUTURE_SKEW_MS = 5 * 60 * 1000;
 
 export interface StoredPosition {
   unitId: number;
+  accountId: number;
   time: Date;
   latitude: number;
   longitude: number;
@@ -59,6 +61,13 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** A submission made ready for the batch statement: its rows checked and its positions as the state writer sees them. */
+interface Prepared {
+  pending: Pending;
+  positions: StoredPosition[];
+  rows: unknown[][];
+}
+
 /**
  * A partial batch is written once its oldest submission has waited this long. Measured with 20,000 trackers sending one
  * record every 10 s: 10 ms gave 76 statements/s and PostgreSQL 39 % of a core, 25 ms 36 statements/s and 30 %, for
@@ -69,6 +78,55 @@ const BATCH_WINDOW_MS = 25;
 /** The state writer starts a pass at most this often (see `Pacer`). */
 const STATE_PASS_EVERY_MS = 100;
 
+/** What the state writer has yet to fold in: committed positions and last contacts, with each unit's account. */
+interface StateBacklog {
+  positions: StoredPosition[];
+  lastSeen: Map<number, Date>;
+  accounts: Map<number, number>;
+}
+
+/**
+ * Work another module does with each ingest batch inside the batch's own transaction, given the batch's stored
+ * positions (every record with its flags: a hook skips what it does not want, e.g. `FLAGS_NOT_A_FIX`). What a hook
+ * writes commits exactly when the positions do, so nothing it derives is lost or doubled by a crash. A hook that fails
+ * fails the batch: nothing is stored and the devices send again. Resent records reach a hook again (duplicates are
+ * not stored twice, but the hook cannot tell): a hook keeps its own record of what it has seen.
+ */
+export type StoredBatchHook = (query: Querier, positions: readonly StoredPosition[]) => Promise<void>;
+
+/** The hooks the ingest writer runs per batch; a module registers its hook from its descriptor (tracking's `onStoredBatch`). */
+export class StoredBatchHooks {
+  private readonly hooks: StoredBatchHook[] = [];
+
+  register(hook: StoredBatchHook): () => void {
+    this.hooks.push(hook);
+    return () => {
+      const at = this.hooks.indexOf(hook);
+      if (at >= 0) this.hooks.splice(at, 1);
+    };
+  }
+
+  get size(): number {
+    return this.hooks.length;
+  }
+
+  async run(query: Querier, positions: readonly StoredPosition[]): Promise<void> {
+    if (positions.length === 0) return;
+    for (const hook of this.hooks) await hook(query, positions);
+  }
+}
+
+export interface IngestOptions {
+  /** Run in each batch's transaction; without any the batch is one statement without BEGIN/COMMIT. */
+  hooks?: StoredBatchHooks;
+  maxBatchRecords?: number;
+  maxDelayMs?: number;
+  keepRawFrames?: boolean;
+  maxConcurrentBatches?: number;
+  /** How far ahead of the server clock a fix time may lie before it is flagged `FLAG_FUTURE`. */
+  futureSkewMs?: number;
+}
+
 /**
  * The one write path for every protocol. Submissions are gathered for up to `BATCH_WINDOW_MS` (or until a
  * batch is full) and written in one statement: positions (duplicates ignored) and raw frames. Callers
@@ -76,23 +134,30 @@ const STATE_PASS_EVERY_MS = 100;
  * latest state is a projection of the stored positions: one state writer at a time folds everything
  * committed since its last run into unit_state and then publishes the domain events, so the device's
  * acknowledgement never waits for the projection and the projection never races itself.
+ *
+ * One record never fails a batch: every value is checked before the statement is built (implausible records are
+ * flagged, values no column can hold are replaced), and should the database still refuse the batch's data, the
+ * batch is written again submission by submission and the refused record alone is stored flagged, without its IO.
  */
 export class IngestWriter {
   private queue: Pending[] = [];
   private queuedRecords = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private readonly running = new Set<Promise<void>>();
-  /** Committed positions and last contacts waiting for the state writer. */
-  private stateBacklog: { positions: StoredPosition[]; lastSeen: Map<number, Date> } = { positions: [], lastSeen: new Map() };
+  private stateBacklog: StateBacklog = emptyBacklog();
   private stateRun: Promise<void> | null = null;
   /** At most ten state passes a second: the live map batches per 250 ms anyway, and a trickle of positions then costs one transaction per pass, not one per ingest batch. */
   private readonly statePace = new Pacer(STATE_PASS_EVERY_MS);
+  /** Records stored flagged because the database refused their values (counted for support and the benchmarks). */
+  isolatedRecords = 0;
+  /** Records stored with `FLAG_IMPLAUSIBLE`. */
+  implausibleRecords = 0;
 
   constructor(
     private readonly database: DatabaseHandle,
     private readonly events: EventBus,
     private readonly log: Logger,
-    private readonly options: { maxBatchRecords?: number; maxDelayMs?: number; keepRawFrames?: boolean; maxConcurrentBatches?: number } = {},
+    private readonly options: IngestOptions = {},
   ) {}
 
   submit(submission: IngestSubmission): Promise<void> {
@@ -101,6 +166,17 @@ export class IngestWriter {
       this.queuedRecords += submission.records.length;
       this.scheduleFlush();
     });
+  }
+
+  /**
+   * A contact without a position (a heartbeat): the unit's `last_seen` moves on through the state writer, the one
+   * writer of `unit_state`, with its next pass.
+   */
+  touch(unitId: number, accountId: number, at: Date): void {
+    const seen = this.stateBacklog.lastSeen.get(unitId);
+    if (!seen || seen < at) this.stateBacklog.lastSeen.set(unitId, at);
+    this.stateBacklog.accounts.set(unitId, accountId);
+    this.projectState();
   }
 
   /**
@@ -168,25 +244,103 @@ export class IngestWriter {
 
   private async writeBatch(batch: Pending[]): Promise<void> {
     const now = Date.now();
-    const submissions = batch.map((p) => p.submission);
-    const positions: StoredPosition[] = [];
-    for (const submission of submissions) {
-      for (const record of submission.records) positions.push(toStored(submission.unitId, record, now));
-    }
+    const skewMs = this.options.futureSkewMs ?? DEFAULT_FUTURE_SKEW_MS;
+    const prepared = batch.map((pending) => prepare(pending, now, skewMs));
+    const keepRawFrames = this.options.keepRawFrames !== false;
+    let stored: Prepared[];
     try {
-      await insertBatch(this.database.query, positions, submissions, this.options.keepRawFrames !== false);
+      await this.store(prepared, keepRawFrames);
+      stored = prepared;
     } catch (error) {
-      this.log.error('ingest batch failed', { error: String(error), submissions: batch.length });
-      for (const pending of batch) pending.reject(error);
-      return;
+      if (!isDataError(error)) {
+        // The database itself failed (gone, full): nothing is stored, every device sends its records again.
+        this.log.error('ingest batch failed', { error: String(error), submissions: batch.length });
+        for (const pending of batch) pending.reject(error);
+        return;
+      }
+      stored = await this.isolate(prepared, keepRawFrames);
     }
-    for (const pending of batch) pending.resolve();
-    for (const position of positions) this.stateBacklog.positions.push(position);
-    for (const submission of submissions) {
-      const seen = this.stateBacklog.lastSeen.get(submission.unitId);
-      if (!seen || seen < submission.receivedAt) this.stateBacklog.lastSeen.set(submission.unitId, submission.receivedAt);
+    for (const item of stored) item.pending.resolve();
+    for (const item of stored) {
+      const { unitId, accountId, receivedAt } = item.pending.submission;
+      for (const position of item.positions) {
+        if (position.flags & FLAG_IMPLAUSIBLE) this.implausibleRecords += 1;
+        this.stateBacklog.positions.push(position);
+      }
+      const seen = this.stateBacklog.lastSeen.get(unitId);
+      if (!seen || seen < receivedAt) this.stateBacklog.lastSeen.set(unitId, receivedAt);
+      this.stateBacklog.accounts.set(unitId, accountId);
     }
     this.projectState();
+  }
+
+  /**
+   * Positions and raw frames in one statement; with stored-batch hooks, that statement and the hooks in one transaction.
+   */
+  private async store(items: Prepared[], keepRawFrames: boolean): Promise<void> {
+    const rows = items.flatMap((item) => item.rows);
+    const frames = keepRawFrames ? items.flatMap(frameRow) : [];
+    const hooks = this.options.hooks;
+    if (!hooks || hooks.size === 0) {
+      await insertRows(this.database.query, rows, frames);
+      return;
+    }
+    await this.database.transaction(async (tx) => {
+      await insertRows(tx, rows, frames);
+      await hooks.run(tx, items.flatMap((item) => item.positions));
+    });
+  }
+
+  /**
+   * The database refused the batch's data although every value was checked: the submissions are written one by one,
+   * and within a refused one each record alone, so the rest commits and is acknowledged. A record refused even alone
+   * is stored flagged implausible without its IO (its raw frame keeps everything), counted and logged with its device.
+   * Returns what is stored; a submission that cannot be stored at all is rejected (its device sends it again).
+   */
+  private async isolate(prepared: Prepared[], keepRawFrames: boolean): Promise<Prepared[]> {
+    const query = this.database.query;
+    const stored: Prepared[] = [];
+    for (const item of prepared) {
+      const { submission } = item.pending;
+      try {
+        await this.store([item], keepRawFrames);
+        stored.push(item);
+        continue;
+      } catch (error) {
+        if (!isDataError(error)) {
+          item.pending.reject(error);
+          continue;
+        }
+      }
+      try {
+        if (keepRawFrames) await insertRows(query, [], frameRow(item));
+        const positions: StoredPosition[] = [];
+        for (const [i, row] of item.rows.entries()) {
+          try {
+            await insertRows(query, [row], []);
+            positions.push(item.positions[i]!);
+          } catch (error) {
+            if (!isDataError(error)) throw error;
+            this.isolatedRecords += 1;
+            this.log.warn('tracker record refused by the database, stored flagged without its IO', {
+              protocol: submission.protocol,
+              deviceId: submission.deviceId,
+              unitId: submission.unitId,
+              error: String(error),
+            });
+            await insertRows(query, [quarantined(row)], []);
+          }
+        }
+        // Record by record the rows commit one at a time; the hooks see the stored ones afterwards in a transaction of their own.
+        const hooks = this.options.hooks;
+        if (hooks && hooks.size > 0) await this.database.transaction((tx) => hooks.run(tx, positions));
+        stored.push({ ...item, positions });
+      } catch (error) {
+        this.log.error('tracker frame could not be stored', { protocol: submission.protocol, deviceId: submission.deviceId, error: String(error) });
+        item.pending.reject(error);
+      }
+    }
+    return stored;
   }
 
   /** Starts the state writer unless it runs already; a running one picks up the backlog when it finishes. */
@@ -195,23 +349,24 @@ export class IngestWriter {
     this.stateRun = (async () => {
       while (this.stateBacklog.positions.length > 0 || this.stateBacklog.lastSeen.size > 0) {
         await this.statePace.next();
-        const { positions, lastSeen } = this.stateBacklog;
-        this.stateBacklog = { positions: [], lastSeen: new Map() };
-        await this.writeState(positions, lastSeen);
+        const backlog = this.stateBacklog;
+        this.stateBacklog = emptyBacklog();
+        await this.writeState(backlog);
       }
     })().finally(() => {
       this.stateRun = null;
     });
   }
 
-  private async writeState(positions: StoredPosition[], lastSeen: Map<number, Date>): Promise<void> {
+  private async writeState(backlog: StateBacklog): Promise<void> {
+    const { positions } = backlog;
     let transitions: Transitions;
     let written: WrittenState[];
     try {
-      ({ transitions, written } = await this.database.transaction((query) => updateUnitState(query, positions, lastSeen)));
+      ({ transitions, written } = await this.database.transaction((query) => updateUnitState(query, backlog)));
     } catch (error) {
       // The positions are stored; the next report of each unit brings its latest state up to date again.
-      this.log.error('unit state update failed', { error: String(error), units: lastSeen.size });
+      this.log.error('unit state update failed', { error: String(error), units: backlog.lastSeen.size });
       return;
     }
     // Events go out after the commit, so subscribers read what devices were told is stored.
@@ -226,6 +381,7 @@ export class IngestWriter {
       list.sort((a, b) => a.time.getTime() - b.time.getTime());
       await this.events.emit('positions.stored', { unitId, positions: list });
       for (const position of list) {
+        if (position.flags & FLAG_IMPLAUSIBLE) continue;
         for (const reading of position.normalized.ble ?? []) await this.events.emit('sensor.reading', { unitId, time: position.time, reading });
       }
     }
@@ -234,23 +390,78 @@ export class IngestWriter {
   }
 }
 
-function toStored(unitId: number, record: DecodedRecord, now: number): StoredPosition {
-  let flags = 0;
-  if (!record.valid) flags |= FLAG_INVALID_FIX;
-  if (record.time.getTime() > now + FUTURE_TOLERANCE_MS) flags |= FLAG_FUTURE;
-  return {
-    unitId,
-    time: record.time,
-    latitude: record.latitude,
-    longitude: record.longitude,
-    speedKmh: record.speedKmh,
-    course: record.course,
-    valid: record.valid,
-    flags,
-    ignition: record.normalized.ignition,
-    odometerM: record.normalized.odometerM,
-    normalized: record.normalized,
-  };
+function emptyBacklog(): StateBacklog {
+  return { positions: [], lastSeen: new Map(), accounts: new Map() };
+}
+
+/** Class 22 (data exception: out of range, bad encoding) and 23 (a constraint): the data, not the database, failed. */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
+}
+
+/** A finite number within ±limit, else the fallback: a value its column cannot hold must not fail the batch. */
+function bounded<T>(value: number | null, limit: number, fallback: T): number | T {
+  return value !== null && Number.isFinite(value) && Math.abs(value) <= limit ? value : fallback;
+}
+
+/** An integer column's value (smallint, integer), else the fallback. */
+function integer<T>(value: number | null, min: number, max: number, fallback: T): number | T {
+  return value !== null && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
+}
+
+const REAL_LIMIT = 1e30;
+const SMALLINT_MAX = 32_767;
+const INTEGER_MAX = 2_147_483_647;
+
+/**
+ * A submission's rows for the batch statement. An implausible record is stored at (about) its arrival time when its own
+ * time is unusable, with coordinates 0 when they are not numbers, and never as valid; values a column cannot hold are replaced.
+ */
+function prepare(pending: Pending, now: number, futureSkewMs: number): Prepared {
+  const { submission } = pending;
+  const { unitId, accountId } = submission;
+  const received = submission.receivedAt.getTime();
+  const positions: StoredPosition[] = [];
+  const rows: unknown[][] = [];
+  for (const [index, record] of submission.records.entries()) {
+    const flags = recordFlags(record, now, futureSkewMs);
+    // An unusable time becomes the arrival time, a millisecond apart per record, so such records of one frame are all kept.
+    const time = record.time.getTime() >= EARLIEST_FIX_MS ? record.time : new Date(received + index);
+    const { latitude, longitude } = record;
+    const implausible = (flags & FLAG_IMPLAUSIBLE) !== 0;
+    const position: StoredPosition = {
+      unitId,
+      accountId,
+      time,
+      latitude: bounded(latitude, REAL_LIMIT, 0),
+      longitude: bounded(longitude, REAL_LIMIT, 0),
+      speedKmh: bounded(record.speedKmh, REAL_LIMIT, 0),
+      course: bounded(record.course, REAL_LIMIT, null),
+      valid: record.valid && !implausible,
+      flags,
+      ignition: record.normalized.ignition,
+      odometerM: bounded(record.normalized.odometerM ?? null, Number.MAX_VALUE, undefined),
+      normalized: record.normalized,
+    };
+    positions.push(position);
+    rows.push([unitId, time.getTime(), received, position.longitude, position.latitude, bounded(record.altitude, REAL_LIMIT, null),
+      position.speedKmh, position.course, integer(record.satellites, 0, SMALLINT_MAX, null), position.valid, flags,
+      position.ignition ?? null, position.odometerM ?? null, integer(record.priority, -SMALLINT_MAX, SMALLINT_MAX, 0),
+      integer(record.eventId, -INTEGER_MAX, INTEGER_MAX, null), ioToJson(record.io), position.normalized]);
+  }
+  return { pending, positions, rows };
+}
+
+/** A record the database refused even alone: its place and time, flagged implausible and not valid, without IO. */
+function quarantined(row: unknown[]): unknown[] {
+  const [unitId, time, received, lon, lat] = row;
+  return [unitId, time, received, lon, lat, null, 0, null, null, false, Number(row[10]) | FLAG_IMPLAUSIBLE, null, null, 0, null, {}, {}];
+}
+
+function frameRow(item: Prepared): unknown[][] {
+  const f = item.pending.submission;
+  return f.rawFrame ? [[f.receivedAt.getTime(), f.protocol, f.deviceId, f.remote ?? '', Buffer.from(f.rawFrame).toString('hex')]] : [];
 }
 
 /**
@@ -268,21 +479,8 @@ function toJson(rows: unknown[][]): string {
  * Each part is one JSON document of row tuples: one native stringify here, one parse in the server, no
  * per-value escaping, and the io/normalized objects go in without being encoded twice.
  */
-async function insertBatch(query: Querier, positions: StoredPosition[], submissions: IngestSubmission[], keepRawFrames: boolean) {
-  if (positions.length === 0 && !keepRawFrames) return;
-  const received = new Map<number, number>();
-  for (const submission of submissions) received.set(submission.unitId, submission.receivedAt.getTime());
-  const records = submissions.flatMap((s) => s.records);
-  const rows = positions.map((p, i) => {
-    const r = records[i]!;
-    return [p.unitId, p.time.getTime(), received.get(p.unitId), p.longitude, p.latitude, r.altitude, p.speedKmh, p.course, r.satellites,
-      p.valid, p.flags, p.ignition ?? null, p.odometerM ?? null, r.priority, r.eventId, ioToJson(r.io), p.normalized];
-  });
-  const frames = keepRawFrames
-    ? submissions
-        .filter((s) => s.rawFrame)
-        .map((f) => [f.receivedAt.getTime(), f.protocol, f.deviceId, f.remote ?? '', Buffer.from(f.rawFrame!).toString('hex')])
-    : [];
+async function insertRows(query: Querier, rows: unknown[][], frames: unknown[][]) {
+  if (rows.length === 0 && frames.length === 0) return;
   await query(
     `WITH stored AS (
        INSERT INTO positions (unit_id, time, received_at, geom, altitude, speed_kmh, course, satellites, valid, flags,
@@ -308,65 +506,80 @@ interface Transitions {
   inputs: Array<{ unitId: number; time: Date; input: (typeof INPUTS)[number]; value: boolean }>;
 }
 
+type WrittenRow = {
+  unit_id: number;
+  time: Date | string;
+  lat: number;
+  lon: number;
+  speed_kmh: number;
+  course: number | null;
+  valid: boolean;
+  ignition: boolean | null;
+  odometer_m: number | null;
+  normalized: NormalizedIo | string;
+  last_seen: Date | string;
+};
+
+const WRITTEN_COLUMNS = 'unit_id, time, ST_Y(geom) AS lat, ST_X(geom) AS lon, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen';
+
 /**
- * Keeps each unit's latest state: the newest valid, non-future fix wins (late records never move a
- * unit backwards); last_seen moves on any contact. Returns ignition changes against the stored state.
+ * Keeps each unit's latest state: the newest fix that is neither in the future nor implausible wins (late records never
+ * move a unit backwards); last_seen moves on any contact, a heartbeat included. Returns ignition changes against the
+ * stored state.
  */
-async function updateUnitState(
-  query: Querier,
-  positions: StoredPosition[],
-  lastSeen: Map<number, Date>,
-): Promise<{ transitions: Transitions; written: WrittenState[] }> {
+async function updateUnitState(query: Querier, backlog: StateBacklog): Promise<{ transitions: Transitions; written: WrittenState[] }> {
+  const { positions, lastSeen, accounts } = backlog;
   const latest = new Map<number, StoredPosition>();
   for (const position of positions) {
-    if (position.flags & FLAG_FUTURE) continue;
+    if (position.flags & FLAGS_NOT_A_FIX) continue;
     const current = latest.get(position.unitId);
     if (!current || position.time > current.time) latest.set(position.unitId, position);
   }
-  if (latest.size === 0) return { transitions: { ignition: [], inputs: [] }, written: [] };
+  const touched = [...lastSeen.keys()].filter((unitId) => !latest.has(unitId)).sort((a, b) => a - b);
+  if (latest.size === 0 && touched.length === 0) return { transitions: { ignition: [], inputs: [] }, written: [] };
   const units = [...latest.values()].sort((a, b) => a.unitId - b.unitId);
   const previous = await query<{ unit_id: number; ignition: boolean | null; time: string | Date; normalized: NormalizedIo | string | null }>(
     // Locked in unit order, so concurrent batches never wait on each other crosswise (no deadlocks).
     'SELECT unit_id, ignition, time, normalized FROM unit_state WHERE unit_id = ANY($1::int[]) ORDER BY unit_id FOR UPDATE',
-    [units.map((u) => u.unitId)],
+    [[...units.map((u) => u.unitId), ...touched].sort((a, b) => a - b)],
   );
-  const before = new Map(previous.map((row) => [row.unit_id, row]));
+  const before = new Map(previous.filter((row) => latest.has(row.unit_id)).map((row) => [row.unit_id, row]));
   const rows = units.map((u) => [u.unitId, u.time.getTime(), u.longitude, u.latitude, u.speedKmh, u.course, u.valid, u.ignition ?? null,
     u.odometerM ?? null, u.normalized, (lastSeen.get(u.unitId) ?? u.time).getTime()]);
-  const written = await query<{
-    unit_id: number;
-    account_id: number;
-    time: Date | string;
-    lat: number;
-    lon: number;
-    speed_kmh: number;
-    course: number | null;
-    valid: boolean;
-    ignition: boolean | null;
-    odometer_m: number | null;
-    normalized: NormalizedIo | string;
-    last_seen: Date | string;
-  }>(
-    `INSERT INTO unit_state (unit_id, time, geom, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen)
+  const written =
+    rows.length === 0
+      ? []
+      : await query<WrittenRow>(
+          `INSERT INTO unit_state (unit_id, time, geom, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen)
      SELECT (e->>0)::int, to_timestamp((e->>1)::float8 / 1000), ST_SetSRID(ST_MakePoint((e->>2)::float8, (e->>3)::float8), 4326),
             (e->>4)::real, (e->>5)::real, (e->>6)::boolean, (e->>7)::boolean, (e->>8)::float8, e->9, to_timestamp((e->>10)::float8 / 1000)
      FROM jsonb_array_elements($1::jsonb) AS e
      -- A unit deleted since its frame arrived has nothing left to project into. One index probe per row:
      -- OFFSET 0 keeps the planner from making this a hash join over every unit (4 ms a batch at 20,000 units).
-     WHERE EXISTS (SELECT 1 FROM units WHERE units.id = (e->>0)::int OFFSET 0)
+     WHERE EXISTS (SELECT 1 FROM unit_directory u WHERE u.id = (e->>0)::int OFFSET 0)
      ON CONFLICT (unit_id) DO UPDATE SET
        time = EXCLUDED.time, geom = EXCLUDED.geom, speed_kmh = EXCLUDED.speed_kmh, course = EXCLUDED.course,
        valid = EXCLUDED.valid, ignition = COALESCE(EXCLUDED.ignition, unit_state.ignition),
        odometer_m = COALESCE(EXCLUDED.odometer_m, unit_state.odometer_m), normalized = EXCLUDED.normalized,
        last_seen = GREATEST(unit_state.last_seen, EXCLUDED.last_seen)
      WHERE unit_state.time <= EXCLUDED.time
-     RETURNING unit_id, (SELECT account_id FROM units WHERE units.id = unit_state.unit_id) AS account_id, time,
-               ST_Y(geom) AS lat, ST_X(geom) AS lon, speed_kmh, course, valid, ignition, odometer_m, normalized, last_seen`,
-    [toJson(rows)],
-  );
+     RETURNING ${WRITTEN_COLUMNS}`,
+          [toJson(rows)],
+        );
+  // Contacts without a fix (heartbeats, only implausible records): the last contact moves on, the position stays.
+  const contacts =
+    touched.length === 0
+      ? []
+      : await query<WrittenRow>(
+          `UPDATE unit_state SET last_seen = to_timestamp(c.seen_ms / 1000)
+           FROM unnest($1::int[], $2::float8[]) AS c(id, seen_ms)
+           WHERE unit_state.unit_id = c.id AND unit_state.last_seen < to_timestamp(c.seen_ms / 1000)
+           RETURNING ${WRITTEN_COLUMNS}`,
+          [touched, touched.map((unitId) => lastSeen.get(unitId)!.getTime())],
+        );
   // Walk every new record in time order, so an on-off-on inside one frame gives every change.
   const transitions: Transitions = { ignition: [], inputs: [] };
-  const ordered = positions.filter((p) => !(p.flags & FLAG_FUTURE)).sort((a, b) => a.time.getTime() - b.time.getTime());
+  const ordered = positions.filter((p) => !(p.flags & FLAGS_NOT_A_FIX)).sort((a, b) => a.time.getTime() - b.time.getTime());
   const state = new Map<number, { time: Date | null; ignition: boolean | null; inputs: Partial<Record<(typeof INPUTS)[number], boolean>> }>();
   for (const [unitId, row] of before) {
     const normalized: NormalizedIo = typeof row.normalized === 'string' ? JSON.parse(row.normalized) : (row.normalized ?? {});
@@ -394,9 +607,9 @@ async function updateUnitState(
   }
   return {
     transitions,
-    written: written.map((row) => ({
+    written: [...written, ...contacts].map((row) => ({
       unitId: row.unit_id,
-      accountId: row.account_id,
+      accountId: accounts.get(row.unit_id)!,
       time: new Date(row.time),
       lat: Number(row.lat),
       lon: Number(row.lon),

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock';
 import type { EventBus } from '../../lib/events';
 import type { Logger } from '../../lib/log';
-import type { Actor } from '../accounts/users';
+import type { Actor } from '../auth/model';
 import type { AuthService } from '../auth/service';
 import { LIVE_BATCH_MS, LIVE_CLOSE, type LiveMessage, type LiveState, OFFLINE_AFTER_MS } from './model';
 import type { WrittenState } from './ingest';
@@ -180,6 +180,44 @@ export class LiveHub {
     if (this.bySocket.size === 0) return;
     for (const unitId of unitIds) this.changed.add(unitId);
     this.scheduleFlush();
+  }
+
+  /** Whether any socket of the account is open in this process. */
+  hasAccount(accountId: number): boolean {
+    return this.byAccount.has(accountId);
+  }
+
+  /**
+   * Sends a message built per user to every ready socket of an account in this process (the alarm bell): `build` is
+   * called once per user (several tabs of one user share it) and may answer null to send nothing. A module whose
+   * change happens in another process tells every process through PostgreSQL NOTIFY and calls this from its listener.
+   */
+  async sendToAccount(accountId: number, build: (actor: Actor) => Promise<LiveMessage | null>): Promise<number> {
+    const clients = this.byAccount.get(accountId);
+    if (!clients || clients.size === 0) return 0;
+    const byUser = new Map<number, { actor: Actor; clients: LiveClient[] }>();
+    for (const client of clients) {
+      const entry = byUser.get(client.actor.userId) ?? { actor: client.actor, clients: [] };
+      entry.clients.push(client);
+      byUser.set(client.actor.userId, entry);
+    }
+    let sent = 0;
+    for (const { actor, clients: userClients } of byUser.values()) {
+      let message: LiveMessage | null;
+      try {
+        message = await build(actor);
+      } catch (error) {
+        this.deps.log.error('live account message failed', { error: String(error) });
+        continue;
+      }
+      if (!message) continue;
+      for (const client of userClients) {
+        if (!this.bySocket.has(client.socket)) continue;
+        this.send(client, message);
+        sent++;
+      }
+    }
+    return sent;
   }
 
   /** Closes every socket (server going away) and stops listening. */

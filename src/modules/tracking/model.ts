@@ -1,10 +1,38 @@
-import type { BleReading } from '../../gateway/types';
+import type { BleReading, DecodedRecord } from '../../lib/tracker-record';
 import { z } from '../../lib/validation';
 
 /**
  * Live map and route history: schemas, wire types and the status rule. Shared with the web app:
  * no server-only imports here (the one import above is a type and disappears in the bundle).
  */
+
+/** Bits of a stored position's `flags`: the device reported no valid GNSS fix. */
+export const FLAG_INVALID_FIX = 1;
+/** The fix time lies further ahead of the server clock than the allowed skew (`FIX_FUTURE_SKEW_SECONDS`). */
+export const FLAG_FUTURE = 2;
+/**
+ * The record cannot be a real fix: coordinates outside ±90/±180 or not numbers, a date that does not exist, a time before
+ * 2000, or a value no column can hold. Kept with its raw frame for support (stored as not valid), never a fix.
+ */
+export const FLAG_IMPLAUSIBLE = 4;
+/** Records with any of these flags are never a unit's latest position and never part of a trip. */
+export const FLAGS_NOT_A_FIX = FLAG_FUTURE | FLAG_IMPLAUSIBLE;
+/** No tracker of this product reports a fix from before 2000 (GT06 years are 2000 + a byte, Teltonika's clock starts at GPS lock). */
+export const EARLIEST_FIX_MS = Date.UTC(2000, 0, 1);
+
+/**
+ * Plausibility per record, before it is stored: a time that is no date (an out-of-range timestamp, a month 13) or lies
+ * before 2000, or coordinates outside ±90/±180 (or not numbers) make the record implausible; a time further ahead than
+ * the allowed skew makes it a future one; and the device's own "no fix" stays `FLAG_INVALID_FIX`.
+ */
+export function recordFlags(record: DecodedRecord, now: number, futureSkewMs: number): number {
+  let flags = record.valid ? 0 : FLAG_INVALID_FIX;
+  const ms = record.time.getTime();
+  if (!(ms >= EARLIEST_FIX_MS)) flags |= FLAG_IMPLAUSIBLE;
+  else if (ms > now + futureSkewMs) flags |= FLAG_FUTURE;
+  if (!(Math.abs(record.latitude) <= 90 && Math.abs(record.longitude) <= 180)) flags |= FLAG_IMPLAUSIBLE;
+  return flags;
+}
 
 /** A unit that has not been in contact for this long is offline. */
 export const OFFLINE_AFTER_MS = 30 * 60 * 1000;
@@ -273,7 +301,12 @@ export type LiveMessage =
   | { type: 'update'; serverTime: string; units: LiveState[] }
   | { type: 'pong'; serverTime: string }
   /** Which units the user may see changed (spec §6 working hours): read `GET /api/tracking/units` again. */
-  | { type: 'reload'; serverTime: string };
+  | { type: 'reload'; serverTime: string }
+  /**
+   * The caller's alarms changed (one raised or acknowledged among units the user sees): the bell reads
+   * `GET /api/alarms/summary` again. `security` lists units with an open security alarm (they stand out on the map).
+   */
+  | { type: 'alarms'; serverTime: string; unacknowledged: number; security: number[] };
 
 /** Close codes besides the standard ones (1001: server going away). */
 export const LIVE_CLOSE = {

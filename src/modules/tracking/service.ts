@@ -4,9 +4,9 @@ import type { Geocoder } from '../../lib/geocoding';
 import { fieldError, forbidden, notFound } from '../../lib/http';
 import { ServerTiming } from '../../lib/server-timing';
 import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
-import type { Actor } from '../accounts/users';
+import type { Actor } from '../auth/model';
 import type { UnitService } from '../units/service';
-import type { WrittenState } from './ingest';
+import { type StoredBatchHook, StoredBatchHooks, type WrittenState } from './ingest';
 import {
   type BleValue,
   HISTORY_FIELDS,
@@ -22,6 +22,10 @@ import {
   visibleOnMap,
   withinWorkingHours,
 } from './model';
+
+/** The ingest writer every protocol feeds (the gateway) and its position flags. */
+export { IngestWriter, type IngestSubmission, type StoredBatchHook, StoredBatchHooks, type StoredPosition } from './ingest';
+export { ensurePositionPartitions, trackingJobs } from './storage';
 
 /** The zone used when neither the request nor the user names a valid one. */
 export const DEFAULT_TIME_ZONE = 'Europe/Stockholm';
@@ -127,7 +131,7 @@ const LAST_VALID_POSITION = `CROSS JOIN LATERAL (
  * Units joined with their latest state, one row each, every value the map shows extracted in SQL so
  * that 20,000 rows cost one query and no JSON blobs travel. When the newest record had no fix, the
  * position is the unit's last valid fix (an index probe, only for those units).
- * Reads the units table for names and the account: a deliberate read-only join, so that the map of a
+ * Reads the units module's published view for names and the account: a read-only join, so that the map of a
  * large fleet is one query rather than one per module.
  */
 const STATE_SELECT = `
@@ -138,7 +142,7 @@ const STATE_SELECT = `
          ${FLAGS.map((key) => `${REPORTED[key]} AS ${key}`).join(', ')},
          ${REPORTED.driverId} AS driver_id,
          ${REPORTED.ble} AS ble
-  FROM units u
+  FROM unit_directory u
   LEFT JOIN unit_state s ON s.unit_id = u.id
   ${LAST_VALID_POSITION}`;
 
@@ -194,10 +198,10 @@ const LIST_COLUMNS: Record<Exclude<(typeof UNIT_LIST_FIELDS)[number], 'driverNam
  */
 const LIST_ROWS_SELECT = `
   WITH listed AS MATERIALIZED (
-    SELECT id, (row_number() OVER (ORDER BY name, id))::int AS place FROM units WHERE account_id = $1
+    SELECT id, (row_number() OVER (ORDER BY name, id))::int AS place FROM unit_directory WHERE account_id = $1
   ), tagged AS (
     SELECT ut.unit_id, json_agg(t.name ORDER BY t.name) AS names
-    FROM unit_tags ut JOIN tags t ON t.id = ut.tag_id
+    FROM unit_tag_links ut JOIN tag_directory t ON t.id = ut.tag_id
     WHERE t.account_id = $1
     GROUP BY ut.unit_id
   )
@@ -205,8 +209,8 @@ const LIST_ROWS_SELECT = `
     .map((field) => LIST_COLUMNS[field as keyof typeof LIST_COLUMNS])
     .join(', ')})::text AS row
   FROM listed l
-  JOIN units u ON u.id = l.id
-  LEFT JOIN departments d ON d.id = u.department_id
+  JOIN unit_directory u ON u.id = l.id
+  LEFT JOIN department_directory d ON d.id = u.department_id
   LEFT JOIN tagged tg ON tg.unit_id = u.id
   LEFT JOIN unit_state s ON s.unit_id = u.id
   ${LAST_VALID_POSITION}
@@ -307,6 +311,8 @@ export function createTrackingService(
   options: TrackingServiceOptions = {},
 ) {
   const { database, clock, units, geocoder } = deps;
+  /** Handed to the ingest writer (the gateway): other modules' work inside each ingest batch's transaction. */
+  const storedBatchHooks = new StoredBatchHooks();
 
   async function states(where: string, params: unknown[], orderBy = ''): Promise<StateRow[]> {
     return database.query<StateRow>(`${STATE_SELECT} WHERE ${where} ${orderBy}`, params);
@@ -333,6 +339,11 @@ export function createTrackingService(
   }
 
   return {
+    storedBatchHooks,
+    /** Registers work run in every ingest batch's transaction with its stored positions (see `StoredBatchHook`). */
+    onStoredBatch(hook: StoredBatchHook): () => void {
+      return storedBatchHooks.register(hook);
+    },
     mapEnabled,
     visibility,
 
@@ -402,7 +413,7 @@ export function createTrackingService(
     /** unitId → accountId for the live index; units that no longer exist are absent. */
     async accountsOf(unitIds: number[]): Promise<Map<number, number>> {
       if (unitIds.length === 0) return new Map();
-      const rows = await database.query<{ id: number; account_id: number }>('SELECT id, account_id FROM units WHERE id = ANY($1::int[])', [
+      const rows = await database.query<{ id: number; account_id: number }>('SELECT id, account_id FROM unit_directory WHERE id = ANY($1::int[])', [
         unitIds,
       ]);
       return new Map(rows.map((row) => [row.id, row.account_id]));
@@ -412,7 +423,7 @@ export function createTrackingService(
     async lastSeenBetween(accountIds: number[], from: Date, to: Date): Promise<number[]> {
       if (accountIds.length === 0) return [];
       const rows = await database.query<{ id: number }>(
-        `SELECT s.unit_id AS id FROM unit_state s JOIN units u ON u.id = s.unit_id
+        `SELECT s.unit_id AS id FROM unit_state s JOIN unit_directory u ON u.id = s.unit_id
          WHERE u.account_id = ANY($1::int[]) AND s.last_seen > $2::timestamptz AND s.last_seen <= $3::timestamptz`,
         [accountIds, from.toISOString(), to.toISOString()],
       );

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { Actor } from '../accounts/users';
+import type { Actor } from '../auth/model';
 import { IngestWriter } from './ingest';
 import { LiveHub, type LiveSocket } from './live';
 import { decodeUnitList, type LiveMessage, type UnitAccess, visibleOnMap, type WeeklyHours, withinWorkingHours } from './model';
@@ -45,6 +45,7 @@ async function addUnit(name: string, imei: string): Promise<number> {
 async function fix(unitId: number, at: string, latitude: number) {
   await writer.submit({
     unitId,
+    accountId,
     protocol: 'teltonika',
     deviceId: 'x',
     receivedAt: new Date(at),

@@ -2,7 +2,7 @@ import { AppError, forbidden, notFound } from '../../lib/http';
 import { isLanguage, translate } from '../../lib/i18n';
 import type { Querier as Query } from '../../lib/db/client';
 import type { Platform } from '../../lib/platform';
-import type { Actor } from '../accounts/users';
+import type { Actor } from '../auth/model';
 import type {
   TripAttestHistoryEntry,
   TripAttestInput,
@@ -92,7 +92,7 @@ export function createTripAttest(platform: Platform) {
   /** The user attested for: the caller, or (administrators only) another user of the caller's account; else 404/403. */
   async function targetUser(query: Tx, actor: Actor, userId: number | undefined): Promise<{ id: number; timezone: string }> {
     const id = userId ?? actor.userId;
-    const [user] = await query<{ id: number; timezone: string | null }>('SELECT id, timezone FROM users WHERE id = $1 AND account_id = $2', [
+    const [user] = await query<{ id: number; timezone: string | null }>('SELECT id, timezone FROM user_directory WHERE id = $1 AND account_id = $2', [
       id,
       actor.accountId,
     ]);
@@ -130,6 +130,16 @@ export function createTripAttest(platform: Platform) {
       by,
       clock.now().toISOString(),
     ]);
+    // The account's audit log names every attest change, in the same transaction.
+    const [person] = await query<{ first_name: string; last_name: string }>('SELECT first_name, last_name FROM user_names WHERE id = $1', [row.user_id]);
+    await platform.outbox.publish(query, 'audit.entry', {
+      accountId: row.account_id,
+      actorUserId: by,
+      action: `attest.${action}`,
+      target: { kind: 'attest', id: row.user_id, label: `${`${person?.first_name ?? ''} ${person?.last_name ?? ''}`.trim()} ${row.period}` },
+      changes: note === null ? undefined : { note: { from: null, to: note } },
+      at: clock.now().toISOString(),
+    });
   }
 
   /** An attest of the caller's account by id, locked; administrators only (spec §4). */
@@ -163,7 +173,7 @@ export function createTripAttest(platform: Platform) {
   async function sendReminders(): Promise<number> {
     const now = clock.now();
     const users = await database.query<{ id: number; email: string; language: string; timezone: string | null }>(
-      `SELECT u.id, u.email, u.language, u.timezone FROM users u
+      `SELECT u.id, u.email, u.language, u.timezone FROM user_directory u
        WHERE EXISTS (SELECT 1 FROM trips t WHERE t.driver_user_id = u.id AND t.start_time >= $1::timestamptz AND t.start_time < $2::timestamptz)`,
       // Every zone's previous month lies within these bounds; the exact month per user is checked below.
       [new Date(now.getTime() - 64 * 86_400_000).toISOString(), now.toISOString()],

@@ -10,6 +10,7 @@ import {
   resolveMode,
   TripMachine,
 } from './detector';
+import { FLAGS_NOT_A_FIX } from '../tracking/model';
 import { DEFAULT_TRIP_TYPE, type TripType } from './model';
 import { ATTESTED } from './attest';
 
@@ -189,8 +190,8 @@ export async function* loadPositions(query: Querier, unitId: number, from: Bound
       lower = `AND time ${cursor.inclusive ? '>=' : '>'} $4::timestamptz`;
     }
     const rows = await query<PositionRow>(
-      `SELECT ${POSITION_COLUMNS} FROM positions
-       WHERE unit_id = $1 AND time <= $2::timestamptz ${lower} AND (flags & 2) = 0
+      `SELECT ${POSITION_COLUMNS} FROM position_history
+       WHERE unit_id = $1 AND time <= $2::timestamptz ${lower} AND (flags & ${FLAGS_NOT_A_FIX}) = 0
        ORDER BY time LIMIT $3`,
       params,
     );
@@ -212,8 +213,8 @@ async function loadNewPositions(
     `SELECT x.u AS unit_id, p.*
      FROM unnest($1::int[], $2::timestamptz[], $3::timestamptz[]) AS x(u, lo, hi)
      CROSS JOIN LATERAL (
-       SELECT ${POSITION_COLUMNS} FROM positions
-       WHERE unit_id = x.u AND time > COALESCE(x.lo, '-infinity'::timestamptz) AND time <= x.hi AND (flags & 2) = 0
+       SELECT ${POSITION_COLUMNS} FROM position_history
+       WHERE unit_id = x.u AND time > COALESCE(x.lo, '-infinity'::timestamptz) AND time <= x.hi AND (flags & ${FLAGS_NOT_A_FIX}) = 0
        ORDER BY time LIMIT $4
      ) AS p
      ORDER BY x.u, p.t`,
@@ -250,7 +251,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock, classifi
   /** Creates missing state rows and locks the units' rows, in unit order (no deadlock between two runs). */
   async function lockStates(query: Querier, unitIds: number[]): Promise<Map<number, StateRow>> {
     await query(
-      `INSERT INTO trip_detector_state (unit_id) SELECT id FROM units WHERE id = ANY($1::int[]) ORDER BY id ON CONFLICT (unit_id) DO NOTHING`,
+      `INSERT INTO trip_detector_state (unit_id) SELECT id FROM unit_directory WHERE id = ANY($1::int[]) ORDER BY id ON CONFLICT (unit_id) DO NOTHING`,
       [unitIds],
     );
     const rows = await query<StateRow>(
@@ -258,7 +259,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock, classifi
               s.reports_ignition, t.detection, t.min_distance_m, t.min_duration_s, t.time_till_parked_s, t.max_gap_s,
               t.moving_speed_kmh, t.default_trip_type
        FROM trip_detector_state s
-       JOIN units u ON u.id = s.unit_id
+       JOIN unit_directory u ON u.id = s.unit_id
        LEFT JOIN trip_unit_settings t ON t.unit_id = s.unit_id
        WHERE s.unit_id = ANY($1::int[])
        ORDER BY s.unit_id
@@ -633,7 +634,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock, classifi
       let reportsIgnition = state.reports_ignition || hints.reportsIgnition === true;
       if (!reportsIgnition && params.detection === 'auto') {
         const [hit] = await query(
-          `SELECT 1 AS one FROM positions WHERE unit_id = $1 AND time >= $2::timestamptz AND time <= $3::timestamptz
+          `SELECT 1 AS one FROM position_history WHERE unit_id = $1 AND time >= $2::timestamptz AND time <= $3::timestamptz
              AND ignition IS NOT NULL LIMIT 1`,
           [unitId, iso(Math.min(minT, last ?? minT)), iso(maxT)],
         );

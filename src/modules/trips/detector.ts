@@ -1,4 +1,5 @@
 import { distanceM } from '../../lib/geocoding/distance';
+import { DEFAULT_TIME_TILL_PARKED_S } from './model';
 
 /**
  * Trip detection as a pure, resumable state machine over one unit's positions in time order. The live
@@ -35,7 +36,7 @@ export const DEFAULT_DETECTION_PARAMS: DetectionParams = {
   detection: 'auto',
   minDistanceM: 200,
   minDurationS: 60,
-  timeTillParkedS: 300,
+  timeTillParkedS: DEFAULT_TIME_TILL_PARKED_S,
   maxGapS: 900,
   movingSpeedKmh: 5,
 };

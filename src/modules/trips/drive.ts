@@ -1,4 +1,4 @@
-import type { DecodedRecord } from '../../gateway/types';
+import type { DecodedRecord } from '../../lib/tracker-record';
 import type { DetectorPosition, HarshType } from './detector';
 
 /**

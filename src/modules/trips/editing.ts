@@ -1,6 +1,6 @@
 import { AppError, fieldError, forbidden, notFound } from '../../lib/http';
 import type { Platform } from '../../lib/platform';
-import type { Actor } from '../accounts/users';
+import type { Actor } from '../auth/model';
 import { refuseAttestedFrom, refuseAttestedTrips } from './attest';
 import type {
   TripBulkResult,
@@ -80,7 +80,7 @@ export function createTripEditing(
   async function ownTrips(query: Query, actor: Actor, ids: number[]): Promise<EditRow[]> {
     const wanted = [...new Set(ids)];
     const rows = await query<EditRow>(
-      `SELECT ${EDIT_COLUMNS} FROM trips t JOIN units u ON u.id = t.unit_id AND u.account_id = $2
+      `SELECT ${EDIT_COLUMNS} FROM trips t JOIN unit_directory u ON u.id = t.unit_id AND u.account_id = $2
        WHERE t.id = ANY($1::bigint[]) AND t.account_id = $2
        ORDER BY t.start_time
        FOR UPDATE OF t`,
@@ -97,7 +97,7 @@ export function createTripEditing(
 
   /** A driver must be a user of the caller's account; an ordinary user checks in only themself. */
   async function requireDriver(query: Query, actor: Actor, userId: number): Promise<void> {
-    const [user] = await query<{ id: number }>('SELECT id FROM users WHERE id = $1 AND account_id = $2', [userId, actor.accountId]);
+    const [user] = await query<{ id: number }>('SELECT id FROM user_directory WHERE id = $1 AND account_id = $2', [userId, actor.accountId]);
     if (!user) throw fieldError('driverUserId', 'trips.checkIn.unknownDriver');
     if (actor.role === 'user' && userId !== actor.userId) throw forbidden();
   }
@@ -106,7 +106,7 @@ export function createTripEditing(
     /** Users of the account who can drive (an ordinary user: only themself). */
     async drivers(actor: Actor): Promise<TripDriver[]> {
       const rows = await database.query<{ id: number; first_name: string; last_name: string; email: string }>(
-        `SELECT id, first_name, last_name, email FROM users WHERE account_id = $1 AND ($2::int IS NULL OR id = $2) ORDER BY lower(first_name), lower(last_name), id`,
+        `SELECT id, first_name, last_name, email FROM user_directory WHERE account_id = $1 AND ($2::int IS NULL OR id = $2) ORDER BY lower(first_name), lower(last_name), id`,
         [actor.accountId, actor.role === 'user' ? actor.userId : null],
       );
       return rows.map((row) => ({ id: row.id, name: `${row.first_name} ${row.last_name}`.trim() || row.email }));

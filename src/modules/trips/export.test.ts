@@ -329,6 +329,24 @@ describe('GET /api/trips/export', () => {
     await app.database.rows(sql`delete from trips where unit_id = ${emptyUnitId}`);
   }, 60_000);
 
+  test('PDF column headers wrap only between words, never inside one (the UK log once printed "Busines / s")', async () => {
+    const variants = [
+      { variant: 'uk', lang: 'en' },
+      { variant: 'se', lang: 'sv' },
+      { variant: 'no', lang: 'no' },
+    ];
+    for (const { variant, lang } of variants) {
+      const { response, bytes } = await download(`unitId=${unitId}&from=2026-02-01&to=2026-02-28&format=pdf&variant=${variant}`, { lang });
+      expect(response.status).toBe(200);
+      const csv = await download(`unitId=${unitId}&from=2026-02-01&to=2026-02-28&format=csv&variant=${variant}`, { lang });
+      const labels = parseCsv(new TextDecoder().decode(csv.bytes.slice(3)), lang === 'en' ? ',' : ';')[8]!;
+      expect(labels).toContain(variant === 'uk' ? 'Business or private' : variant === 'se' ? 'Tjänst eller privat' : 'Yrke eller privat');
+      // pdf.js gives each drawn line as its own text item: a word split over two lines shows as "Busines s".
+      const words = (await readPdf(bytes)).text.replace(/\s+/g, ' ');
+      for (const label of labels) expect({ variant, label, whole: words.includes(label) }).toEqual({ variant, label, whole: true });
+    }
+  }, 60_000);
+
   test("the variant follows the account's country", async () => {
     await setCountry(owner.accountId, 'Norge');
     const norway = await download(`unitId=${unitId}&from=2026-02-01&to=2026-02-28&format=csv`, { lang: 'en' });

@@ -1,14 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  type ExportBrand,
+  type ExportColumn,
+  type ExportDocument,
+  type ExportFact,
+  type ExportFormat,
+  type ExportRow,
+  exportResponse,
+  number,
+  text,
+} from '../../lib/export';
 import { AppError } from '../../lib/http';
 import { isLanguage, type Language, translate } from '../../lib/i18n';
 import { dayOf, zoneOffsetMs } from '../../lib/time';
-import type { Actor } from '../accounts/users';
-import { createBrandService } from '../brands/service';
-import type { PdfBrand } from '../units/pdf';
-import { tripLogPdf } from './export-pdf';
-import { tripLogXlsx } from './export-xlsx';
-import { EXPORT_CONTENT_TYPES, type ExportFormat, type ExportVariant, type TripExportQuery } from './export-model';
+import type { Actor } from '../auth/model';
+import { BRAND_PUBLIC_DIR, createBrandService } from '../brands/service';
+import type { ExportVariant, TripExportQuery } from './model';
 import type { TripList, TripLogEntry, TripType } from './model';
 import type { TripService } from './service';
 
@@ -26,18 +32,11 @@ import type { TripService } from './service';
  * The variant follows the account's country (market) unless the caller picks one; the texts follow the
  * caller's language. Errand and visited party are written for business trips only (a private trip's purpose
  * is nobody's business). The visited party is the trip's note (who or what was visited), as the trip log
- * has no separate field for it.
+ * has no separate field for it. This module builds the export kit's document (src/lib/export); the kit
+ * writes and streams the file.
  */
 
 const M_PER_MILE = 1609.344;
-
-export type CellValue =
-  | { kind: 'text'; value: string }
-  /** A calendar day YYYY-MM-DD in the period's time zone. */
-  | { kind: 'date'; value: string }
-  /** A wall-clock time HH:mm in the period's time zone. */
-  | { kind: 'time'; value: string }
-  | { kind: 'number'; value: number; decimals: number };
 
 export type ColumnKey =
   | 'date'
@@ -53,45 +52,20 @@ export type ColumnKey =
   | 'visited'
   | 'driver';
 
-export interface ExportColumn {
-  key: ColumnKey;
-  label: string;
-  /** Relative width in the PDF and approximate characters in the spreadsheet. */
-  width: number;
-}
-
-/** Everything a writer needs, already translated and converted into the variant's unit of distance. */
-export interface TripLogDocument {
-  variant: ExportVariant;
-  language: Language;
-  title: string;
-  unitName: string;
-  registrationNumber: string;
-  timeZone: string;
-  /** First and last day of the period (inclusive), YYYY-MM-DD. */
-  fromDay: string;
-  toDay: string;
-  generatedAt: Date;
-  distanceUnit: 'km' | 'mi';
-  meta: Array<{ label: string; value: CellValue }>;
-  columns: ExportColumn[];
-  rows: CellValue[][];
-  totals: Array<{ label: string; value: CellValue }>;
-}
-
-const COLUMN_WIDTHS: Record<ColumnKey, number> = {
-  date: 11,
-  startTime: 7,
-  stopTime: 7,
-  odometerStart: 16,
-  odometerStop: 16,
-  startAddress: 23,
-  stopAddress: 23,
-  distance: 9,
-  type: 9,
-  purpose: 20,
-  visited: 20,
-  driver: 16,
+/** Each column's type, decimals and relative width (PDF) or approximate characters (spreadsheet). */
+const COLUMNS: Record<ColumnKey, Omit<ExportColumn, 'label' | 'unit'> & { distance?: true }> = {
+  date: { type: 'date', width: 11 },
+  startTime: { type: 'time', width: 7 },
+  stopTime: { type: 'time', width: 7 },
+  odometerStart: { type: 'number', decimals: 0, width: 16, distance: true },
+  odometerStop: { type: 'number', decimals: 0, width: 16, distance: true },
+  startAddress: { type: 'text', width: 23 },
+  stopAddress: { type: 'text', width: 23 },
+  distance: { type: 'number', decimals: 1, width: 9, distance: true },
+  type: { type: 'text', width: 9 },
+  purpose: { type: 'text', width: 20 },
+  visited: { type: 'text', width: 20 },
+  driver: { type: 'text', width: 16 },
 };
 
 /** Columns of each variant, in the order the authority lists them. */
@@ -100,9 +74,6 @@ const VARIANT_COLUMNS: Record<ExportVariant, ColumnKey[]> = {
   no: ['date', 'startTime', 'stopTime', 'startAddress', 'visited', 'purpose', 'stopAddress', 'distance', 'type', 'odometerStart', 'odometerStop', 'driver'],
   uk: ['date', 'startTime', 'stopTime', 'startAddress', 'stopAddress', 'purpose', 'visited', 'distance', 'type', 'odometerStart', 'odometerStop', 'driver'],
 };
-
-const text = (value: string | null | undefined): CellValue => ({ kind: 'text', value: value ?? '' });
-const number = (value: number, decimals: number): CellValue => ({ kind: 'number', value: Number(value.toFixed(decimals)), decimals });
 
 /**
  * YYYY-MM-DD and HH:mm of instants in a time zone. Zone offsets change only on quarter hours, so one look-up
@@ -138,142 +109,103 @@ export function marketOf(country: string | null | undefined, language: Language)
   return language === 'no' ? 'no' : 'se';
 }
 
-/** Builds the document of one variant from a trip list (already checked for access and range). */
+/** The first and last day of the trip list's period (inclusive), YYYY-MM-DD. */
+function periodOf(list: TripList): { fromDay: string; toDay: string } {
+  return { fromDay: dayOf(new Date(list.from), list.timeZone), toDay: dayOf(new Date(Date.parse(list.to) - 1), list.timeZone) };
+}
+
+/** Builds the export document of one variant from a trip list (already checked for access and range). */
 export function buildTripLogDocument(
   list: TripList,
   unit: { name: string; registrationNumber: string },
   variant: ExportVariant,
   language: Language,
   generatedAt: Date,
-): TripLogDocument {
+  brand: ExportBrand,
+): ExportDocument {
   const t = (key: string, params?: Record<string, string | number>) => translate(language, key, params);
-  const distanceUnit = variant === 'uk' ? 'mi' : 'km';
-  const unitLabel = t(`tripExport.unit.${distanceUnit}`);
-  const toUnit = (metres: number) => (distanceUnit === 'mi' ? metres / M_PER_MILE : metres / 1000);
+  const distanceUnit = t(`tripExport.unit.${variant === 'uk' ? 'mi' : 'km'}`);
+  const toUnit = (metres: number) => (variant === 'uk' ? metres / M_PER_MILE : metres / 1000);
   const timeZone = list.timeZone;
   const wall = wallClock(timeZone);
-  const fromDay = dayOf(new Date(list.from), timeZone);
-  const toDay = dayOf(new Date(Date.parse(list.to) - 1), timeZone);
+  const { fromDay, toDay } = periodOf(list);
   const trips = list.trips;
   const first = trips[0];
   const last = trips.at(-1);
 
-  const columns = VARIANT_COLUMNS[variant].map((key) => ({
-    key,
-    label: t(`tripExport.col.${key}`, { unit: unitLabel }),
-    width: COLUMN_WIDTHS[key],
-  }));
-  const cell = (trip: TripLogEntry, key: ColumnKey): CellValue => {
+  const keys = VARIANT_COLUMNS[variant];
+  const columns: ExportColumn[] = keys.map((key) => {
+    const { distance, ...column } = COLUMNS[key];
+    return { ...column, label: t(`tripExport.col.${key}`), unit: distance ? distanceUnit : undefined };
+  });
+  const typeNames = { business: t('tripExport.type.business'), private: t('tripExport.type.private'), other: t('tripExport.type.other') };
+  const cell = (trip: TripLogEntry, key: ColumnKey): ExportRow[number] => {
     const business = trip.type === 'business';
     switch (key) {
       case 'date':
-        return { kind: 'date', value: wall(trip.startTime).day };
+        return wall(trip.startTime).day;
       case 'startTime':
-        return { kind: 'time', value: wall(trip.startTime).time };
+        return wall(trip.startTime).time;
       case 'stopTime':
-        return { kind: 'time', value: wall(trip.stopTime).time };
+        return wall(trip.stopTime).time;
       case 'odometerStart':
-        return number(Math.floor(toUnit(trip.odometerStartM)), 0);
+        return Math.floor(toUnit(trip.odometerStartM));
       case 'odometerStop':
-        return number(Math.floor(toUnit(trip.odometerStopM)), 0);
+        return Math.floor(toUnit(trip.odometerStopM));
       case 'startAddress':
-        return text(trip.startAddress ?? `${trip.startLat.toFixed(6)}, ${trip.startLon.toFixed(6)}`);
+        return trip.startAddress ?? `${trip.startLat.toFixed(6)}, ${trip.startLon.toFixed(6)}`;
       case 'stopAddress':
-        return text(trip.stopAddress ?? `${trip.stopLat.toFixed(6)}, ${trip.stopLon.toFixed(6)}`);
+        return trip.stopAddress ?? `${trip.stopLat.toFixed(6)}, ${trip.stopLon.toFixed(6)}`;
       case 'distance':
-        return number(toUnit(trip.distanceM), 1);
+        return Number(toUnit(trip.distanceM).toFixed(1));
       case 'type':
-        return text(t(`tripExport.type.${trip.type}`));
+        return typeNames[trip.type];
       case 'purpose':
-        return text(business ? trip.purpose : null);
+        return business ? trip.purpose : null;
       case 'visited':
-        return text(business ? trip.note : null);
+        return business ? trip.note : null;
       case 'driver':
-        return text(trip.driverName);
+        return trip.driverName;
     }
   };
-  const rows = trips.map((trip) => columns.map((column) => cell(trip, column.key)));
+  const rows = trips.map((trip) => keys.map((key) => cell(trip, key)));
 
   const byType = (type: TripType) => trips.filter((trip) => trip.type === type).reduce((sum, trip) => sum + trip.distanceM, 0);
-  const totals: TripLogDocument['totals'] = [
-    { label: t('tripExport.total.business', { unit: unitLabel }), value: number(toUnit(byType('business')), 1) },
-    { label: t('tripExport.total.private', { unit: unitLabel }), value: number(toUnit(byType('private')), 1) },
-  ];
-  if (trips.some((trip) => trip.type === 'other')) {
-    totals.push({ label: t('tripExport.total.other', { unit: unitLabel }), value: number(toUnit(byType('other')), 1) });
-  }
-  totals.push(
-    { label: t('tripExport.total.all', { unit: unitLabel }), value: number(toUnit(list.totals.all.distanceM), 1) },
-    { label: t('tripExport.total.trips'), value: number(trips.length, 0) },
-  );
-  const meta: TripLogDocument['meta'] = [
+  const distanceTotal = (key: string, metres: number): ExportFact => ({ label: t(`tripExport.total.${key}`), unit: distanceUnit, value: number(toUnit(metres), 1) });
+  const totals: ExportFact[] = [distanceTotal('business', byType('business')), distanceTotal('private', byType('private'))];
+  if (trips.some((trip) => trip.type === 'other')) totals.push(distanceTotal('other', byType('other')));
+  totals.push(distanceTotal('all', list.totals.all.distanceM), { label: t('tripExport.total.trips'), value: number(trips.length, 0) });
+  const facts: ExportFact[] = [
     { label: t('tripExport.meta.registrationNumber'), value: text(unit.registrationNumber) },
     { label: t('tripExport.meta.unit'), value: text(unit.name) },
     { label: t('tripExport.meta.period'), value: text(`${fromDay} – ${toDay}`) },
     { label: t('tripExport.meta.timeZone'), value: text(timeZone) },
-    { label: t('tripExport.meta.odometerStart', { unit: unitLabel }), value: first ? number(Math.floor(toUnit(first.odometerStartM)), 0) : text('') },
-    { label: t('tripExport.meta.odometerEnd', { unit: unitLabel }), value: last ? number(Math.floor(toUnit(last.odometerStopM)), 0) : text('') },
+    { label: t('tripExport.meta.odometerStart'), unit: distanceUnit, value: first ? number(Math.floor(toUnit(first.odometerStartM)), 0) : text('') },
+    { label: t('tripExport.meta.odometerEnd'), unit: distanceUnit, value: last ? number(Math.floor(toUnit(last.odometerStopM)), 0) : text('') },
   ];
+  const title = t(`tripExport.title.${variant}`);
   return {
-    variant,
+    title,
+    subject: unit.name,
     language,
-    title: t(`tripExport.title.${variant}`),
-    unitName: unit.name,
-    registrationNumber: unit.registrationNumber,
     timeZone,
-    fromDay,
-    toDay,
     generatedAt,
-    distanceUnit,
-    meta,
+    brand,
+    facts,
     columns,
     rows,
     totals,
+    notes: [],
+    footer: [`${title} – ${unit.registrationNumber || unit.name}`, `${fromDay} – ${toDay}`],
   };
-}
-
-// --- CSV ------------------------------------------------------------------------------------------------
-
-/** Formula-looking text is written as text: a spreadsheet must not run what a user typed as a purpose. */
-function neutralise(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
-export function formatCell(value: CellValue, decimalComma: boolean): string {
-  if (value.kind === 'number') {
-    const fixed = value.value.toFixed(value.decimals);
-    return decimalComma ? fixed.replace('.', ',') : fixed;
-  }
-  return value.kind === 'text' ? neutralise(value.value) : value.value;
-}
-
-/**
- * CSV as Excel opens it by double-click: UTF-8 with a byte-order mark, `;` between fields and a decimal comma
- * for Swedish and Norwegian (their Excel's list separator), `,` and a decimal point for English; RFC 4180
- * quoting. Layout: the journal's details, a blank line, the trips with a header row, a blank line, the totals.
- */
-export function tripLogCsv(document: TripLogDocument): Uint8Array {
-  const comma = document.language !== 'en';
-  const separator = comma ? ';' : ',';
-  const quote = (field: string) => (/[";,\r\n]/.test(field) || /^\s|\s$/.test(field) ? `"${field.replaceAll('"', '""')}"` : field);
-  const line = (fields: string[]) => fields.map(quote).join(separator);
-  const lines: string[] = [line([document.title])];
-  for (const { label, value } of document.meta) lines.push(line([label, formatCell(value, comma)]));
-  lines.push('');
-  lines.push(line(document.columns.map((column) => column.label)));
-  for (const row of document.rows) lines.push(line(row.map((value) => formatCell(value, comma))));
-  lines.push('');
-  for (const { label, value } of document.totals) lines.push(line([label, formatCell(value, comma)]));
-  return new TextEncoder().encode(`\uFEFF${lines.join('\r\n')}\r\n`);
 }
 
 // --- The service ------------------------------------------------------------------------------------------
 
-const PUBLIC_DIR = join(import.meta.dir, '..', '..', 'web', 'public');
 
 export interface TripExportFile {
-  data: Uint8Array;
-  contentType: string;
+  document: ExportDocument;
+  format: ExportFormat;
   fileName: string;
   variant: ExportVariant;
 }
@@ -293,32 +225,15 @@ function slug(value: string): string {
 export function createTripExport(trips: TripService, options: { publicDir?: string } = {}) {
   const { units, platform } = trips;
   const brands = createBrandService(platform.database.db);
-  const publicDir = options.publicDir ?? PUBLIC_DIR;
+  const publicDir = options.publicDir ?? BRAND_PUBLIC_DIR;
 
   async function accountOf(accountId: number): Promise<{ country: string; subsiteId: number }> {
-    const [row] = await platform.database.query<{ country: string; subsite_id: number }>('SELECT country, subsite_id FROM accounts WHERE id = $1', [accountId]);
+    const [row] = await platform.database.query<{ country: string; subsite_id: number }>('SELECT country, subsite_id FROM account_directory WHERE id = $1', [accountId]);
     return { country: row?.country ?? '', subsiteId: Number(row?.subsite_id ?? 0) };
   }
 
-  async function brandOf(subsiteId: number): Promise<PdfBrand> {
-    const brand = await brands.get(subsiteId).catch(() => null);
-    let logoSvg: string | null = null;
-    if (brand) {
-      const path = join(publicDir, brand.logoPath.replace(/^\/+/, ''));
-      if (path.startsWith(publicDir) && path.endsWith('.svg') && existsSync(path)) logoSvg = readFileSync(path, 'utf8');
-    }
-    return {
-      name: brand?.name ?? 'Fleet Portal',
-      logoSvg,
-      primaryColor: brand?.colors.primary ?? '#0b5cad',
-      contactAddress: brand?.contactAddress ?? '',
-      contactEmail: brand?.contactEmail ?? '',
-      contactPhone: brand?.contactPhone ?? '',
-    };
-  }
-
   return {
-    /** Spec §1/§5/§8: the file, or 404 "no data for range" when no trip starts in the period. */
+    /** Spec §1/§5/§8: the file's document, or 404 "no data for range" when no trip starts in the period. */
     async export(actor: Actor, query: TripExportQuery, language: Language, requestTimeZone?: string | null): Promise<TripExportFile> {
       // Access (another account's unit is 404 like a missing one) and the 12-month range, exactly as the list.
       const list = await trips.list(actor, { unitId: query.unitId, from: query.from, to: query.to }, requestTimeZone);
@@ -326,14 +241,11 @@ export function createTripExport(trips: TripService, options: { publicDir?: stri
       const unit = await units.get(actor, query.unitId);
       const account = await accountOf(actor.accountId);
       const variant = query.variant ?? marketOf(account.country, language);
-      const document = buildTripLogDocument(list, { name: unit.Name, registrationNumber: unit.RegistrationNumber }, variant, language, platform.clock.now());
-      const format: ExportFormat = query.format;
-      let data: Uint8Array;
-      if (format === 'csv') data = tripLogCsv(document);
-      else if (format === 'xlsx') data = tripLogXlsx(document);
-      else data = await tripLogPdf(document, await brandOf(account.subsiteId));
-      const name = [translate(language, 'tripExport.file'), variant, slug(unit.RegistrationNumber) || String(unit.ID), document.fromDay, document.toDay].join('-');
-      return { data, contentType: EXPORT_CONTENT_TYPES[format], fileName: `${name}.${format}`, variant };
+      const unitNames = { name: unit.Name, registrationNumber: unit.RegistrationNumber };
+      const document = buildTripLogDocument(list, unitNames, variant, language, platform.clock.now(), await brands.exportBrand(account.subsiteId, publicDir));
+      const { fromDay, toDay } = periodOf(list);
+      const name = [translate(language, 'tripExport.file'), variant, slug(unit.RegistrationNumber) || String(unit.ID), fromDay, toDay].join('-');
+      return { document, format: query.format, fileName: `${name}.${query.format}`, variant };
     },
 
     /** As `export`, with the language from the query, else the X-Lang header, else the user's own; the zone from X-Timezone. */
@@ -345,18 +257,9 @@ export function createTripExport(trips: TripService, options: { publicDir?: stri
   };
 }
 
-/** The file as an HTTP answer: its type, length and a download name (ASCII fallback plus the UTF-8 form). */
-export function exportResponse(file: TripExportFile): Response {
-  const name = file.fileName.replace(/["\\\r\n]/g, '');
-  return new Response(file.data as Uint8Array<ArrayBuffer>, {
-    headers: {
-      'content-type': file.contentType,
-      'content-length': String(file.data.byteLength),
-      'content-disposition': `attachment; filename="${name.replace(/[^\x20-\x7e]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-      'cache-control': 'private, no-store',
-      'x-content-type-options': 'nosniff',
-    },
-  });
+/** The file as an HTTP download, streamed while it is written (the export kit's `exportResponse`). */
+export function tripExportResponse(file: TripExportFile): Promise<Response> {
+  return exportResponse(file.document, file.format, file.fileName);
 }
 
 export type TripExportService = ReturnType<typeof createTripExport>;

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { ok } from '../../lib/http';
-import { authGuard, requireActor } from '../auth/guard';
+import { authGuard, requireActor } from '../auth';
 import type { AuthService } from '../auth/service';
 import {
   tripAttestIdParamsSchema,
@@ -8,9 +8,17 @@ import {
   tripAttestSchema,
   tripApplyRulesSchema,
   tripBulkTypeSchema, tripCheckInSchema, tripIdParamsSchema, tripListQuerySchema, tripMergeSchema, tripUpdateSchema } from './model';
-import type { TripService } from './service';
-import { createTripExport, exportResponse } from './export';
-import { tripExportQuerySchema } from './export-model';
+import { createTripService, type TripService } from './service';
+import { createTripSummaries, tripSummaryRoutes } from './summaries';
+import type { Geocoder } from '../../lib/geocoding';
+import type { PlaceService } from '../places/service';
+import type { UnitService } from '../units/service';
+import { defineModule } from '../../composition';
+import { createTripExport, tripExportResponse } from './export';
+import { tripExportQuerySchema } from './model';
+
+/** The trip log's summaries of listed trips (attested periods), with their own routes. */
+export { createTripSummaries, type TripSummaries, tripSummaryRoutes } from './summaries';
 
 const security = [{ bearer: [] }];
 
@@ -26,7 +34,7 @@ export function tripRoutes(trips: TripService, auth: AuthService) {
         security,
       },
     })
-    .get('/trips/export', async ({ actor, query, headers }) => exportResponse(await exporter.exportFor(requireActor(actor), query, headers)), {
+    .get('/trips/export', async ({ actor, query, headers }) => tripExportResponse(await exporter.exportFor(requireActor(actor), query, headers)), {
       query: tripExportQuerySchema,
       detail: {
         summary:
@@ -105,3 +113,20 @@ export function tripRoutes(trips: TripService, auth: AuthService) {
       detail: { summary: "Checks the unit's driver out after a trip (later trips lose that driver)", security },
     });
 }
+
+/** The trip log: detection from stored positions, editing, attest and exports; places categorize its trips. */
+export const tripsModule = defineModule({
+  name: 'trips',
+  needs: ['units', 'geocoder', 'places'],
+  create: (platform, { units, geocoder, places }: { units: UnitService; geocoder: Geocoder; places: PlaceService }) =>
+    createTripService(platform, units, { geocoder, places: places.tripPort() }),
+  routes: (trips, { auth }: { auth: AuthService }) => tripRoutes(trips, auth),
+  jobs: (trips) => trips.jobs(),
+});
+
+export const tripSummariesModule = defineModule({
+  name: 'tripSummaries',
+  needs: ['trips'],
+  create: (platform, { trips }: { trips: TripService }) => createTripSummaries(platform, trips),
+  routes: (summaries, { auth }: { auth: AuthService }) => tripSummaryRoutes(summaries, auth),
+});

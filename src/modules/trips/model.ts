@@ -1,3 +1,4 @@
+import { EXPORT_FORMATS } from '../../lib/export/formats';
 import { z } from '../../lib/validation';
 
 /**
@@ -9,6 +10,8 @@ export const TRIP_TYPES = ['business', 'private', 'other'] as const;
 export type TripType = (typeof TRIP_TYPES)[number];
 /** A unit without its own default records trips as business trips. */
 export const DEFAULT_TRIP_TYPE: TripType = 'business';
+/** Standing still this long ends a trip unless the unit has its own setting (the unit edit page shows it). */
+export const DEFAULT_TIME_TILL_PARKED_S = 300;
 
 /** Spec §5: a date range spans at most 12 months. */
 export const MAX_RANGE_MONTHS = 12;
@@ -245,4 +248,34 @@ export interface TripAttestView {
   attested: boolean;
   record: TripAttestRecord | null;
   history: TripAttestHistoryEntry[];
+}
+
+/**
+ * Trip log exports: query schema and names shared with the web app (no server-only imports here).
+ *
+ * - se: Swedish körjournal as Skatteverket expects it (domain.md §1).
+ * - no: Norwegian kjørebok (Skatteetaten, domain.md §5).
+ * - uk: HMRC business mileage log, distances in miles (domain.md §5).
+ */
+export { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from '../../lib/export/formats';
+export const EXPORT_VARIANTS = ['se', 'no', 'uk'] as const;
+export type ExportVariant = (typeof EXPORT_VARIANTS)[number];
+
+/** One unit's trips in a period (at most 12 months, spec §5), as a file; the variant follows the account's country unless given. */
+export const tripExportQuerySchema = tripListQuerySchema.extend({
+  format: z.enum(EXPORT_FORMATS).default('pdf'),
+  variant: z.enum(EXPORT_VARIANTS).optional(),
+  /** The texts' language; default the X-Lang header, else the user's language. */
+  lang: z.enum(['sv', 'en', 'no']).optional(),
+});
+export type TripExportQuery = z.output<typeof tripExportQuerySchema>;
+export type TripExportParams = z.input<typeof tripExportQuerySchema>;
+
+/** Which listed trips lie in an attested period of their driver (spec §4: attested trips are read-only on the trip log). */
+export interface TripLockState {
+  unitId: number;
+  from: string;
+  to: string;
+  /** Trips of the period that are attested (read-only), oldest first. */
+  attestedTripIds: number[];
 }

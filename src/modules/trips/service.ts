@@ -2,14 +2,17 @@ import { createGeocoder, type Geocoder } from '../../lib/geocoding';
 import { AppError } from '../../lib/http';
 import { Pacer } from '../../lib/pace';
 import type { Platform } from '../../lib/platform';
-import type { Actor } from '../accounts/users';
-import { FLAG_FUTURE } from '../tracking/ingest';
+import type { Actor } from '../auth/model';
+import { FLAGS_NOT_A_FIX } from '../tracking/model';
 import type { UnitService } from '../units/service';
 import { createTripAttest } from './attest';
 import { createTripEditing } from './editing';
 import { type BatchOutcome, createDetection, paramsOf, type TripClassifier, type UnitWork, type Window } from './detection';
+
+/** What the places module implements to categorise trips as they are detected. */
+export type { ClassifiableTrip, TripClassifier } from './detection';
 import { ATTESTED } from './attest';
-import type { DetectionParams } from './detector';
+import { DEFAULT_DETECTION_PARAMS, type DetectionParams } from './detector';
 import {
   DEFAULT_TRIP_TYPE,
   isCalendarDate,
@@ -177,7 +180,7 @@ function toView(row: TripRow): TripLogEntry {
   };
 }
 
-/** What the trip log asks of places (the places module, connected from the composition root). */
+/** What the trip log asks of places (the places module's `tripPort()`, given when the trip log is created). */
 export interface TripPlaces {
   classify: TripClassifier;
   /** Per point the label of the unit's place it lies in, or null. */
@@ -209,10 +212,11 @@ export function resolveRange(query: { from?: string; to?: string }, timeZone: st
  * The trip log: detection fed by the ingest pipeline's events, addresses through the geocoder, and the
  * read API. Trips are stored rows, so any period up to 12 months reads without recomputation.
  */
-export function createTripService(platform: Platform, units: UnitService, options: { geocoder?: Geocoder } = {}) {
+export function createTripService(platform: Platform, units: UnitService, options: { geocoder?: Geocoder; places?: TripPlaces } = {}) {
   const { database, clock, log, events } = platform;
   const geocoder = options.geocoder ?? createGeocoder(platform.config, database, log);
-  let places: TripPlaces | null = null;
+  // Places categorize trips by their rules and name the trips' ends; the trip log sees them only through this port.
+  const places = options.places ?? null;
   const detection = createDetection(database, clock, () => places?.classify ?? null);
   const timeZoneOf = (actor: Actor, requestTimeZone?: string | null): string =>
     isTimeZone(requestTimeZone) ? requestTimeZone : isTimeZone(actor.timezone) ? actor.timezone : FALLBACK_TIME_ZONE;
@@ -298,7 +302,7 @@ export function createTripService(platform: Platform, units: UnitService, option
     let minT = Number.POSITIVE_INFINITY;
     let maxT = Number.NEGATIVE_INFINITY;
     for (const position of positions) {
-      if (position.flags & FLAG_FUTURE) continue;
+      if (position.flags & FLAGS_NOT_A_FIX) continue;
       const t = position.time.getTime();
       if (t < minT) minT = t;
       if (t > maxT) maxT = t;
@@ -336,18 +340,13 @@ export function createTripService(platform: Platform, units: UnitService, option
     return rows.length;
   }
 
-  return {
+  const service = {
     ...editing,
     ...attest,
     geocoder,
     /** The unit service and platform the trip log exports (export.ts) build on. */
     units,
     platform,
-
-    /** Connects places: rules categorize trips as they are detected, and a place's label shows as a trip's address. */
-    connectPlaces(port: TripPlaces) {
-      places = port;
-    },
 
     /**
      * Applies the place rules to a unit's trips of a period: a trip a rule matches gets its category (type source
@@ -425,7 +424,7 @@ export function createTripService(platform: Platform, units: UnitService, option
       if (unitIds.length === 0) return new Map();
       const rows = await database.query<{ unit_id: number; user_id: number; name: string }>(
         `SELECT c.unit_id, c.user_id, COALESCE(NULLIF(trim(u.first_name || ' ' || u.last_name), ''), u.email) AS name
-         FROM trip_driver_checkins c JOIN users u ON u.id = c.user_id
+         FROM trip_driver_checkins c JOIN user_directory u ON u.id = c.user_id
          WHERE c.unit_id = ANY($1::int[]) AND c.checked_out_at IS NULL`,
         [unitIds],
       );
@@ -436,7 +435,7 @@ export function createTripService(platform: Platform, units: UnitService, option
     async checkedInDriversOfAccount(accountId: number): Promise<Map<number, { userId: number; name: string }>> {
       const rows = await database.query<{ unit_id: number; user_id: number; name: string }>(
         `SELECT c.unit_id, c.user_id, COALESCE(NULLIF(trim(u.first_name || ' ' || u.last_name), ''), u.email) AS name
-         FROM trip_driver_checkins c JOIN users u ON u.id = c.user_id JOIN units un ON un.id = c.unit_id
+         FROM trip_driver_checkins c JOIN user_directory u ON u.id = c.user_id JOIN unit_directory un ON un.id = c.unit_id
          WHERE un.account_id = $1 AND c.checked_out_at IS NULL`,
         [accountId],
       );
@@ -501,6 +500,35 @@ export function createTripService(platform: Platform, units: UnitService, option
       );
     },
 
+    /**
+     * Spec §5: a unit's private trips (as intervals) that the map hides, for a period. A trip that began the evening
+     * before still counts. An administrator sees a locked car in working hours without reading its trip log: its
+     * private trips stay hidden all the same, so they are read with support's reach when the caller's falls short.
+     */
+    async hiddenOnMap(actor: Actor, unitId: number, from: Date, to: Date): Promise<Array<{ from: Date; to: Date }>> {
+      const reader = (await units.canReadTracks(actor, unitId)) ? actor : { ...actor, role: 'support' as const };
+      const list = await service.list(reader, { unitId, from: new Date(from.getTime() - 86_400_000).toISOString(), to: to.toISOString() });
+      return list.trips.filter((trip) => trip.type === 'private').map((trip) => ({ from: new Date(trip.startTime), to: new Date(trip.stopTime) }));
+    },
+
+    /**
+     * Sets only the time till parked (the unit edit screen's setting). The trip log keeps all overrides in one row: the
+     * others carry over, and a value equal to its default stays a default.
+     */
+    async setTimeTillParked(unitId: number, seconds: number): Promise<void> {
+      const current = await unitParams(unitId);
+      const override = <K extends keyof typeof DEFAULT_DETECTION_PARAMS>(key: K) => (current[key] === DEFAULT_DETECTION_PARAMS[key] ? null : current[key]);
+      await service.updateSettings(unitId, {
+        detection: override('detection'),
+        minDistanceM: override('minDistanceM'),
+        minDurationS: override('minDurationS'),
+        maxGapS: override('maxGapS'),
+        movingSpeedKmh: override('movingSpeedKmh'),
+        defaultTripType: current.defaultTripType === DEFAULT_TRIP_TYPE ? null : current.defaultTripType,
+        timeTillParkedS: seconds,
+      });
+    },
+
     /** Spec §3/§5: the trips of one unit of the caller's account that start in a period of at most 12 months, with totals per type. */
     async list(actor: Actor, query: TripListQuery, requestTimeZone?: string | null): Promise<TripList> {
       // Another account's unit answers 404 exactly like a missing one.
@@ -513,7 +541,7 @@ export function createTripService(platform: Platform, units: UnitService, option
                 t.start_address, t.stop_address, t.odometer_start_m, t.odometer_stop_m, t.odometer_source, t.distance_m, t.max_speed_kmh,
                 t.avg_speed_kmh, t.driver_key, t.driver_user_id, t.harsh_braking, t.harsh_acceleration, t.harsh_cornering, t.type, t.purpose,
                 t.note, t.passengers, t.detection, t.merged, COALESCE(NULLIF(trim(d.first_name || ' ' || d.last_name), ''), d.email) AS driver_name
-         FROM trips t LEFT JOIN users d ON d.id = t.driver_user_id
+         FROM trips t LEFT JOIN user_names d ON d.id = t.driver_user_id
          WHERE t.unit_id = $1 AND t.account_id = $2 AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
          ORDER BY t.start_time`,
         [unit.ID, actor.accountId, from.toISOString(), to.toISOString()],
@@ -551,6 +579,7 @@ export function createTripService(platform: Platform, units: UnitService, option
       return { unitId: unit.ID, from: from.toISOString(), to: to.toISOString(), timeZone, trips, totals };
     },
   };
+  return service;
 }
 
 export type TripService = ReturnType<typeof createTripService>;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { TripLockState } from './summaries';
+import type { TripLockState } from './model';
 
 /** The trip log's read-only markers: which listed trips lie in an attested period of their driver (spec §4). */
 let app: TestApp;

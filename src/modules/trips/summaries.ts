@@ -1,26 +1,17 @@
 import { Elysia } from 'elysia';
 import { ok } from '../../lib/http';
 import type { Platform } from '../../lib/platform';
-import type { Actor } from '../accounts/users';
-import { authGuard, requireActor } from '../auth/guard';
+import type { Actor } from '../auth/model';
+import { authGuard, requireActor } from '../auth';
 import type { AuthService } from '../auth/service';
 import { ATTESTED } from './attest';
-import { type TripListQuery, tripListQuerySchema } from './model';
+import { type TripListQuery, tripListQuerySchema, type TripLockState } from './model';
 import type { TripService } from './service';
 
 /**
  * What the trip log screen shows about the listed trips beyond the trips themselves: which of them lie in an attested
  * period of their driver (spec §4: attested trips are not editable), so the screen shows them read-only with a marker.
  */
-
-export interface TripLockState {
-  unitId: number;
-  from: string;
-  to: string;
-  /** Trips of the period that are attested (read-only), oldest first. */
-  attestedTripIds: number[];
-}
-
 export function createTripSummaries(platform: Platform, trips: TripService) {
   const { database } = platform;
   return {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
 import { EventBus } from '../../lib/events';
-import { IngestWriter } from '../tracking/ingest';
+import { IngestWriter } from '../tracking/service';
 import { createDetection } from './detection';
 import { type DetectorPosition, detectTrips, DEFAULT_DETECTION_PARAMS } from './detector';
 import { type DriveStep, driveRecord, scriptDrive, seededRandom } from './drive';
@@ -47,7 +47,7 @@ async function feed(unitId: number, positions: DetectorPosition[], options: { ba
     }
   }
   for (const frame of frames) {
-    await writer.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: frame.map(driveRecord), receivedAt: new Date() });
+    await writer.submit({ unitId, accountId, protocol: 'teltonika', deviceId: 'test', records: frame.map(driveRecord), receivedAt: new Date() });
     // Shuffled frames are detected one by one, as trackers sending late data are: each late frame re-detects its span.
     if (options.shuffle !== undefined) {
       await writer.drain();
@@ -149,7 +149,7 @@ describe('trips detected from ingested positions', () => {
     expect(Number(speeds!.max)).toBe(70);
     expect(Number(speeds!.avg)).toBeGreaterThan(45);
     expect(Number(speeds!.avg)).toBeLessThan(60);
-  }, 30_000);
+  }, 120_000);
 
   test('by motion when the tracker reports no ignition', async () => {
     const unitId = await newUnit('Phone');
@@ -159,7 +159,7 @@ describe('trips detected from ingested positions', () => {
     expect(trips).toHaveLength(6);
     expect(trips.every((trip) => trip.detection === 'motion')).toBe(true);
     expect(span(trips)).toEqual(detectTrips(drive).map((trip) => [iso(trip.start.t), iso(trip.stop.t)]));
-  }, 30_000);
+  }, 120_000);
 
   test('a data gap longer than the maximum splits a trip', async () => {
     const unitId = await newUnit('Gap');
@@ -175,7 +175,7 @@ describe('trips detected from ingested positions', () => {
       ['2026-02-11T10:01:10.000Z', '2026-02-11T10:16:00.000Z'],
       ['2026-02-11T11:16:10.000Z', '2026-02-11T11:31:10.000Z'],
     ]);
-  }, 30_000);
+  }, 120_000);
 
   test('the device odometer is used when reported; GPS odometers run on from trip to trip', async () => {
     const device = await newUnit('Odometer car');
@@ -191,7 +191,7 @@ describe('trips detected from ingested positions', () => {
     expect(gpsTrips[0]!.odoStart).toBe(0);
     for (let i = 1; i < gpsTrips.length; i++) expect(gpsTrips[i]!.odoStart).toBe(gpsTrips[i - 1]!.odoStop);
     expect(gpsTrips.at(-1)!.odoStop).toBe(gpsTrips.reduce((sum, trip) => sum + trip.distance, 0));
-  }, 30_000);
+  }, 120_000);
 
   test('the same drive fed out of order gives the same trips', async () => {
     const drive = workDays({ start: '2026-02-23T07:00:00Z' });
@@ -209,7 +209,7 @@ describe('trips detected from ingested positions', () => {
       const trips = (await tripsOf(shuffled)).map(({ start, stop, distance, odoStart, odoStop }) => ({ start, stop, distance, odoStart, odoStop }));
       expect(trips).toEqual(expected);
     }
-  }, 30_000);
+  }, 120_000);
 
   test('a late batch re-detects only the span it touches; people’s entries and ids carry over', async () => {
     const unitId = await newUnit('Late data');
@@ -242,7 +242,7 @@ describe('trips detected from ingested positions', () => {
     app.clock.set('2026-03-02T10:00:00Z');
     await feed(unitId, late);
     expect(await tripsOf(unitId)).toEqual(after);
-  }, 30_000);
+  }, 120_000);
 
   test('a tracker that falls silent when parked: the trip is stored once the clock says it ended', async () => {
     const unitId = await newUnit('Silent');
@@ -272,7 +272,7 @@ describe('trips detected from ingested positions', () => {
     const both = await tripsOf(unitId);
     expect(both).toHaveLength(2);
     expect(both[0]).toEqual(trips[0]!);
-  }, 30_000);
+  }, 120_000);
 
   test('detection is idempotent and safe when runs for one unit race', async () => {
     const unitId = await newUnit('Racing');
@@ -281,7 +281,7 @@ describe('trips detected from ingested positions', () => {
     const records = drive.map(driveRecord);
     const silent = new IngestWriter(app.database, new EventBus(), app.platform.log);
     for (let i = 0; i < records.length; i += 500) {
-      await silent.submit({ unitId, protocol: 'teltonika', deviceId: 'test', records: records.slice(i, i + 500), receivedAt: new Date() });
+      await silent.submit({ unitId, accountId, protocol: 'teltonika', deviceId: 'test', records: records.slice(i, i + 500), receivedAt: new Date() });
     }
     await silent.drain();
     const one = createDetection(app.database, app.clock);
@@ -292,7 +292,7 @@ describe('trips detected from ingested positions', () => {
     expect(span(trips)).toEqual(detectTrips(drive).map((trip) => [iso(trip.start.t), iso(trip.stop.t)]));
     await two.detect(unitId, window);
     expect((await tripsOf(unitId)).map((trip) => trip.id)).toEqual(trips.map((trip) => trip.id));
-  }, 30_000);
+  }, 120_000);
 
   test('no unit has overlapping trips', async () => {
     const overlaps = await app.database.query<{ n: number }>(
@@ -316,7 +316,7 @@ describe('trips detected from ingested positions', () => {
         [trip!.unit_id, accountId, trip!.start_time, trip!.stop_time],
       ),
     ).rejects.toThrow('overlaps');
-  }, 30_000);
+  }, 120_000);
 
   test('per-unit settings change detection: a longer time till parked joins the trips around a 12-minute stop', async () => {
     const unitId = await newUnit('Patient');
@@ -335,5 +335,5 @@ describe('trips detected from ingested positions', () => {
     expect(again).toHaveLength(6);
     expect(again.every((trip) => trip.type === 'business')).toBe(true);
     for (let i = 1; i < again.length; i++) expect(again[i]!.odoStart).toBe(again[i - 1]!.odoStop);
-  }, 30_000);
+  }, 120_000);
 });

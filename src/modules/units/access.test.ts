@@ -10,7 +10,8 @@ import { decodeUnitList, type TrackedUnitList } from '../tracking/model';
  * department change resets it; a locked benefit or private car's trips and positions are for its locker
  * and the users given access (an administrator without access sees it on the map in working hours only).
  */
-setDefaultTimeout(30_000);
+// Generous: a loaded machine runs these API walks many times slower than an idle one.
+setDefaultTimeout(120_000);
 
 let app: TestApp;
 beforeAll(async () => {
@@ -130,7 +131,11 @@ describe('unit access (administrators give units to users)', () => {
     const van = await addUnit(app, c.admin.accountId, nextImei('35630704253'), 'Van', { grant: false });
     await app.grantUnits(c.userId, [van]);
     await app.grantUnits(c.secondUserId, [van]);
-    await app.platform.events.emit('user.department_changed', { accountId: c.admin.accountId, userId: c.userId, departmentId: null });
+    // Published durably in the transaction of the change; the units module's subscriber resets the access.
+    await app.database.transaction((tx) =>
+      app.platform.outbox.publish(tx, 'user.department_changed', { accountId: c.admin.accountId, userId: c.userId, departmentId: null }),
+    );
+    await app.platform.outbox.drain();
     expect(await listIds(c.userToken)).toEqual([]);
     expect(await listIds(c.secondToken)).toEqual([van]);
     // The same through the service, inside a caller's transaction.

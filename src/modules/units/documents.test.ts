@@ -9,7 +9,8 @@ import type { MailMessage } from '../../lib/mail';
 import type { ObjectDescriptionView, TheftReportView } from './model';
 import { addUnit, nextImei, pngOfSize, rawCall, readPdf, tinyJpeg, upload } from './testing';
 
-setDefaultTimeout(30_000);
+// Generous: a loaded machine runs these API walks many times slower than an idle one.
+setDefaultTimeout(120_000);
 
 let app: TestApp;
 const sent: MailMessage[] = [];
@@ -20,7 +21,7 @@ beforeAll(async () => {
   const send = mailer.send.bind(mailer);
   mailer.send = async (message) => {
     sent.push(message);
-    await send(message);
+    return send(message);
   };
 }, 60_000);
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { NormalizedIo } from '../../gateway/types';
-import { IngestWriter } from '../tracking/ingest';
+import type { NormalizedIo } from '../../lib/tracker-record';
+import { IngestWriter } from '../tracking/service';
 import type { UnitDetail, UnitView } from './model';
 import { addUnit, nextImei } from './testing';
 
@@ -10,7 +10,8 @@ import { addUnit, nextImei } from './testing';
  * Spec §3 operating hours counted from the tracker (ignition-on time, or the tracker's own engine-hours IO),
  * calibrated like the odometer; and the checked-in driver in the unit list.
  */
-setDefaultTimeout(30_000);
+// Generous: a loaded machine runs these API walks many times slower than an idle one.
+setDefaultTimeout(120_000);
 
 let app: TestApp;
 let writer: IngestWriter;
@@ -30,6 +31,7 @@ afterAll(async () => {
 async function report(unitId: number, records: Array<[string, NormalizedIo]>) {
   await writer.submit({
     unitId,
+    accountId,
     protocol: 'teltonika',
     deviceId: 'x',
     receivedAt: new Date(records.at(-1)![0]),
@@ -106,5 +108,54 @@ describe('checked-in driver in the unit list', () => {
     expect((await row()).CheckedInDriver).toEqual({ id: driver!.id, name: 'Dora Driver' });
     await app.database.rows(sql`update trip_driver_checkins set checked_out_at = now() where unit_id = ${unit}`);
     expect((await row()).CheckedInDriver).toBeNull();
+  });
+});
+
+describe("the unit screens show tracking's latest state", () => {
+  test('position, last contact, status, odometer, inputs and outputs as tracking reports them; a record without a fix keeps the last fix', async () => {
+    const unit = await addUnit(app, accountId, nextImei('35630704262'), 'Service van');
+    const detail = async () => (await app.call<UnitDetail>('GET', `/api/units/${unit}`, { token })).body.data!;
+    expect(await detail()).toMatchObject({ Position: null, LastSeen: null, Status: 'offline', OdometerKm: null, Outputs: { dout1: null }, Inputs: { din2: null } });
+    const record = (at: string, valid: boolean, latitude: number, normalized: NormalizedIo) => ({
+      protocol: 'teltonika' as const,
+      deviceId: 'x',
+      time: new Date(at),
+      latitude,
+      longitude: 18.123_456_78,
+      altitude: 0,
+      speedKmh: 33.33,
+      course: 90,
+      satellites: 8,
+      valid,
+      priority: 0,
+      eventId: 0,
+      io: {},
+      normalized,
+    });
+    const submit = async (records: ReturnType<typeof record>[]) => {
+      await writer.submit({ unitId: unit, accountId, protocol: 'teltonika', deviceId: 'x', receivedAt: records.at(-1)!.time, records });
+      await writer.drain();
+    };
+    await submit([record('2026-03-02T07:58:00Z', true, 59.123_456_78, { ignition: true, odometerM: 12_345.6, dout1: true, din2: false })]);
+    const [live] = await app.services.tracking.liveStates([unit]);
+    const shown = await detail();
+    expect(shown.Position).toEqual({ lat: live!.lat!, lon: live!.lon!, time: live!.time });
+    expect(shown.Position).toEqual({ lat: 59.123457, lon: 18.123457, time: '2026-03-02T07:58:00.000Z' });
+    expect(shown).toMatchObject({
+      LastSeen: live!.lastSeen,
+      Status: live!.status,
+      OdometerKm: 12.3,
+      Outputs: { dout1: true, dout2: null, dout3: null },
+      Inputs: { din2: false, din3: null },
+    });
+    // The newest record has no fix: the unit is shown where it last had one, with the newest contact and IO.
+    await submit([record('2026-03-02T07:59:00Z', false, 0, { ignition: true, dout1: false })]);
+    const [later] = await app.services.tracking.liveStates([unit]);
+    const again = await detail();
+    expect(again.Position).toEqual({ lat: later!.lat!, lon: later!.lon!, time: later!.time });
+    expect(again.Position!.lat).toBe(59.123457);
+    expect(again).toMatchObject({ LastSeen: later!.lastSeen, Status: later!.status, Outputs: { dout1: false } });
+    const list = await app.call<UnitView[]>('GET', '/api/units', { token });
+    expect(list.body.data!.find((entry) => entry.ID === unit)).toMatchObject({ LastSeen: later!.lastSeen, Status: later!.status, Outputs: { dout1: false } });
   });
 });

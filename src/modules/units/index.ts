@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import { requestLanguage } from '../../lib/api';
 import { ok } from '../../lib/http';
 import { z } from '../../lib/validation';
-import { authGuard, requireActor, requireRole } from '../auth/guard';
+import { authGuard, requireActor, requireRole } from '../auth';
 import type { AuthService } from '../auth/service';
 import {
   accountSearchSchema,
@@ -10,16 +10,12 @@ import {
   benefitSchema,
   bluetoothSchema,
   bulkSchema,
-  type CatalogKind,
-  catalogCreateSchema,
-  catalogEntryParamsSchema,
+  carInfoSchema,
   co2Schema,
   detailsSchema,
-  featureProfileCreateSchema,
   featuresSchema,
   frequencyPermissionSchema,
   fuelSchema,
-  listPreferencesSchema,
   markerSchema,
   metersSchema,
   nameSchema,
@@ -31,6 +27,7 @@ import {
   reportFrequencySchema,
   stockAddSchema,
   stockListQuerySchema,
+  theftModeInputSchema,
   theftReportSchema,
   timeTillParkedSchema,
   unitIdParamsSchema,
@@ -41,7 +38,13 @@ import {
   userUnitsSchema,
   workingHoursSchema,
 } from './model';
-import type { UnitService } from './service';
+import { createUnitService, type UnitService } from './service';
+import type { CatalogService } from '../accounts/service';
+import type { BrandService } from '../brands/service';
+import type { CommandService } from '../io/service';
+import type { TripService } from '../trips/service';
+import { defineModule, subscription } from '../../composition';
+import { THEFT_SUBSCRIBER } from './theft';
 
 const bearer = [{ bearer: [] }];
 const imageUploadSchema = z.object({ file: z.instanceof(File, { message: 'units.image.type' }) });
@@ -64,7 +67,7 @@ function binary(data: Uint8Array, contentType: string, fileName: string, disposi
  * edit section saving on its own, lock, settings queued to the tracker, pictures, PDFs, tracker replacement,
  * bulk tasks, and the tracker stock. Every call is scoped to the caller's account (support where the spec says).
  */
-export function unitRoutes(units: UnitService, auth: AuthService) {
+export function unitRoutes(units: UnitService, auth: AuthService, trips: Pick<TripService, 'setTimeTillParked'>) {
   const section = <S extends z.ZodType>(path: string, body: S, summary: string, run: (actor: ReturnType<typeof requireActor>, id: number, body: z.output<S>) => Promise<unknown>) =>
     new Elysia().use(authGuard(auth)).post(path, async ({ actor, params, body: input }) => ok(await run(requireActor(actor), params.id, input as z.output<S>)), {
       params: unitIdParamsSchema,
@@ -81,13 +84,6 @@ export function unitRoutes(units: UnitService, auth: AuthService) {
     .get('/units/options', async ({ actor }) => ok(await units.options(requireActor(actor))), {
       detail: { summary: "The account's departments, projects, tags, feature profiles and subscriptions (filters and bulk tasks)", security: bearer },
     })
-    .get('/units/list-preferences', async ({ actor }) => ok(await units.listPreferences(requireActor(actor))), {
-      detail: { summary: "The caller's unit-list columns and sort order", security: bearer },
-    })
-    .post('/units/list-preferences', async ({ actor, body }) => ok(await units.saveListPreferences(requireActor(actor), body)), {
-      body: listPreferencesSchema,
-      detail: { summary: "Keep the caller's unit-list columns and sort order", security: bearer },
-    })
     .post(
       '/units/bulk',
       async ({ actor, body, request }) => ok(await units.bulk(requireActor(actor), body.unitIds, body.task, requestLanguage(request.headers))),
@@ -99,6 +95,18 @@ export function unitRoutes(units: UnitService, auth: AuthService) {
         },
       },
     )
+    .get('/units/car-info', async ({ actor }) => ok(await units.carInfoPending(requireActor(actor))), {
+      detail: { summary: 'Car info onboarding: the units still waiting for their car info, skipped ones included (administrators)', security: bearer },
+    })
+    .post('/units/:id/car-info', async ({ actor, params, body }) => ok(await units.saveCarInfo(requireActor(actor), params.id, body)), {
+      params: unitIdParamsSchema,
+      body: carInfoSchema,
+      detail: { summary: 'Car info onboarding: registration number, model, fuel and consumption, CO2, benefit or private car, odometer (administrators)', security: bearer },
+    })
+    .post('/units/:id/car-info/skip', async ({ actor, params }) => ok(await units.skipCarInfo(requireActor(actor), params.id)), {
+      params: unitIdParamsSchema,
+      detail: { summary: 'Car info onboarding: put it off for this unit (resumable from the unit list; administrators)', security: bearer },
+    })
     .get('/units/:id', async ({ actor, params }) => ok(await units.detail(requireActor(actor), params.id)), {
       params: unitIdParamsSchema,
       detail: { summary: "One unit of the caller's account with every edit section (404 for any other)", security: bearer },
@@ -139,9 +147,22 @@ export function unitRoutes(units: UnitService, auth: AuthService) {
         units.lockReportFrequency(actor, id, body.locked),
       ),
     )
-    .use(section('/units/:id/time-till-parked', timeTillParkedSchema, 'Minutes standing still before the unit counts as parked', (actor, id, body) => units.setTimeTillParked(actor, id, body.minutes)))
+    .use(
+      section('/units/:id/time-till-parked', timeTillParkedSchema, 'Minutes standing still before the unit counts as parked', (actor, id, body) =>
+        units.setTimeTillParked(actor, id, body.minutes, trips.setTimeTillParked),
+      ),
+    )
     .use(section('/units/:id/features', featuresSchema, 'Feature profile of a trip-log device', (actor, id, body) => units.setFeatures(actor, id, body.featureProfileId)))
     .use(section('/units/:id/bluetooth', bluetoothSchema, 'Switch Bluetooth on or off (queued to the tracker)', (actor, id, body) => units.setBluetooth(actor, id, body.enabled)))
+    .get('/units/:id/theft-mode', async ({ actor, params }) => ok(await units.theftMode(requireActor(actor), params.id)), {
+      params: unitIdParamsSchema,
+      detail: { summary: 'Theft mode of a unit: off, pending on, on or pending off (until the tracker confirms), its cause and the mode it restores', security: bearer },
+    })
+    .use(
+      section('/units/:id/theft-mode', theftModeInputSchema, 'Switch theft mode on (Scout v2) or off (restores the previous operating mode); queued to the tracker', (actor, id, body) =>
+        units.setTheftMode(actor, id, body.on),
+      ),
+    )
     .post('/units/:id/lock', async ({ actor, params }) => ok(await units.lock(requireActor(actor), params.id)), {
       params: unitIdParamsSchema,
       detail: { summary: 'Lock a benefit or private car', security: bearer },
@@ -259,34 +280,15 @@ export function unitRoutes(units: UnitService, auth: AuthService) {
       body: userUnitsSchema,
       detail: { summary: 'Give a user of the account exactly these units (administrators)', security: bearer },
     })
-    .post('/admin/feature-profiles', async ({ actor, body }) => ok(await units.createFeatureProfile(requireActor(actor), body)), {
-      body: featureProfileCreateSchema,
-      detail: { summary: 'Create a feature profile: green driving, overspeed, up to 5 geozones, working hours every 1-3 weeks (administrators)', security: bearer },
-    })
-    .post('/admin/feature-profiles/:id', async ({ actor, params, body }) => ok(await units.updateFeatureProfile(requireActor(actor), params.id, body)), {
-      params: catalogEntryParamsSchema,
-      body: featureProfileCreateSchema,
-      detail: { summary: 'Change a feature profile (administrators; names unique)', security: bearer },
-    })
-    .delete('/admin/feature-profiles/:id', async ({ actor, params }) => ok(await units.deleteFeatureProfile(requireActor(actor), params.id)), {
-      params: catalogEntryParamsSchema,
-      detail: { summary: 'Delete a feature profile (its units keep running without one)', security: bearer },
-    })
-    .get('/admin/catalog', async ({ actor }) => ok(await units.catalog(requireActor(actor))), {
-      detail: { summary: "The account's departments, projects, tags and feature profiles with descriptions and unit counts (administrators)", security: bearer },
-    })
     .get('/admin/add-terminal/accounts', async ({ actor, query }) => ok(await units.searchAccounts(requireActor(actor), query.q)), {
       query: accountSearchSchema,
       detail: { summary: 'Customer accounts for add terminal, by company, org number or id (support)', security: bearer },
     })
-    .use(catalogRoute('departments'))
-    .use(catalogRoute('projects'))
-    .use(catalogRoute('tags'))
     .post(
       '/admin/tracker-stock',
       async ({ actor, body }) => {
         const caller = requireRole(actor, 'support');
-        return ok(await units.addStock(body, caller.userId));
+        return ok(await units.addStock(body, caller));
       },
       {
         body: stockAddSchema,
@@ -304,22 +306,22 @@ export function unitRoutes(units: UnitService, auth: AuthService) {
         detail: { summary: 'Tracker stock with registration state (support)', security: bearer },
       },
     );
-
-  function catalogRoute(kind: CatalogKind) {
-    return new Elysia()
-      .use(authGuard(auth))
-      .post(`/admin/${kind}`, async ({ actor, body }) => ok(await units.createCatalogEntry(requireActor(actor), kind, body)), {
-        body: catalogCreateSchema,
-        detail: { summary: `Create one of the account's ${kind} (administrators; names unique)`, security: bearer, tags: ['units'] },
-      })
-      .post(`/admin/${kind}/:id`, async ({ actor, params, body }) => ok(await units.updateCatalogEntry(requireActor(actor), kind, params.id, body)), {
-        params: catalogEntryParamsSchema,
-        body: catalogCreateSchema,
-        detail: { summary: `Rename one of the account's ${kind} (administrators; names unique)`, security: bearer, tags: ['units'] },
-      })
-      .delete(`/admin/${kind}/:id`, async ({ actor, params }) => ok(await units.deleteCatalogEntry(requireActor(actor), kind, params.id)), {
-        params: catalogEntryParamsSchema,
-        detail: { summary: `Delete one of the account's ${kind}; its units are no longer filed under it (administrators)`, security: bearer, tags: ['units'] },
-      });
-  }
 }
+
+/** Units: the vehicles and their trackers, access, documents and operating hours. */
+export const unitsModule = defineModule({
+  name: 'units',
+  needs: ['brands', 'commands', 'catalog'],
+  create: (platform, { brands, commands, catalog }: { brands: BrandService; commands: CommandService; catalog: CatalogService }) =>
+    createUnitService(platform.database.db, { platform, commands, brands, catalog }),
+  // The unit screens' time till parked is the trip log's setting: the routes, built once every service exists, hand it over.
+  routes: (units, { auth, trips }: { auth: AuthService; trips: TripService }) => unitRoutes(units, auth, trips),
+  // Theft mode's security events, for positions a process did not publish as they were stored (it died, or another process stored them).
+  jobs: (units) => [{ name: 'units.theft-movements', intervalSeconds: 30, run: async () => void (await units.publishTheftMovements()) }],
+  subscriptions: (units) => [
+    subscription('user.department_changed', 'units.reset-access', (event, tx) => units.dropAccessOf(event.payload.userId, tx)),
+    subscription('user.deleted', 'units.remove-access', (event, tx) => units.dropAccessOf(event.payload.userId, tx)),
+    subscription('geofence.exited', THEFT_SUBSCRIBER, (event, tx) => units.onZoneCrossing(event.payload, true, tx)),
+    subscription('geofence.entered', THEFT_SUBSCRIBER, (event, tx) => units.onZoneCrossing(event.payload, false, tx)),
+  ],
+});

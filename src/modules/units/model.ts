@@ -34,9 +34,24 @@ const BATTERY_MODELS = /^(TAT\d+|TMT\d+|GH\d+|SCOUT\b.*|.*\bASSET\b.*)$/i;
 export function deviceKindOfModel(model: string): DeviceKind {
   return BATTERY_MODELS.test(model.trim()) ? 'battery' : 'triplog';
 }
-/** Spec §4: theft mode applies to Scout v2 only. */
+/**
+ * Model capability data: what a tracker model can do beyond reporting. Spec §4: theft mode applies to Scout v2 only,
+ * and a zone alert on any Scout sets its report frequency to one hour. The first entry whose pattern matches wins.
+ */
+export const MODEL_CAPABILITIES: ReadonlyArray<{ pattern: RegExp; family: string; theftMode: boolean; hourOnZoneAlert: boolean }> = [
+  { pattern: /^scout\s*v?2\b/i, family: 'scout', theftMode: true, hourOnZoneAlert: true },
+  { pattern: /^scout\b/i, family: 'scout', theftMode: false, hourOnZoneAlert: true },
+];
+function capabilitiesOf(model: string) {
+  const name = model.trim();
+  return MODEL_CAPABILITIES.find((entry) => entry.pattern.test(name)) ?? null;
+}
 export function supportsTheftMode(model: string): boolean {
-  return /^scout\s*v?2\b/i.test(model.trim());
+  return capabilitiesOf(model)?.theftMode ?? false;
+}
+/** Spec §4: a Scout unit's report frequency goes to one hour on a zone alert. */
+export function isScoutModel(model: string): boolean {
+  return capabilitiesOf(model)?.hourOnZoneAlert ?? false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,6 +239,7 @@ export const UNIT_LIST_COLUMNS = [
   'nextInspection',
 ] as const;
 export type UnitListColumn = (typeof UNIT_LIST_COLUMNS)[number];
+/** The columns the unit list shows until the user chooses (the shared preferences store keeps their choice, `table.units`). */
 export const DEFAULT_LIST_COLUMNS: UnitListColumn[] = ['name', 'registrationNumber', 'imei', 'vehicleType', 'department', 'status', 'lastSeen'];
 export const SORTABLE_COLUMNS = [
   'name',
@@ -241,6 +257,39 @@ export const SORTABLE_COLUMNS = [
 ] as const;
 export type SortColumn = (typeof SORTABLE_COLUMNS)[number];
 
+/**
+ * What a sortable column sorts by, for one unit: the server's order and the unit list's table share it. Null is an empty
+ * value (last in either direction); statuses sort moving, parked, offline; times by their instant.
+ */
+export function unitSortValue(unit: UnitView, column: SortColumn): string | number | null {
+  switch (column) {
+    case 'name':
+      return unit.Name;
+    case 'registrationNumber':
+      return unit.RegistrationNumber || null;
+    case 'imei':
+      return unit.Imei;
+    case 'model':
+      return unit.Model || null;
+    case 'vehicleType':
+      return unit.VehicleType;
+    case 'department':
+      return unit.Department?.name ?? null;
+    case 'project':
+      return unit.Project?.name ?? null;
+    case 'subscriptionType':
+      return unit.SubscriptionType;
+    case 'status':
+      return UNIT_STATUSES.indexOf(unit.Status);
+    case 'lastSeen':
+      return unit.LastSeen ? Date.parse(unit.LastSeen) : null;
+    case 'odometer':
+      return unit.OdometerKm;
+    case 'nextInspection':
+      return unit.NextInspection;
+  }
+}
+
 export const unitListQuerySchema = z.object({
   /** Name, registration number or IMEI contains (case-insensitive). */
   q: z.string().trim().max(100).optional(),
@@ -255,16 +304,6 @@ export const unitListQuerySchema = z.object({
 });
 export type UnitListQuery = z.output<typeof unitListQuerySchema>;
 
-export const listPreferencesSchema = z.object({
-  columns: z
-    .array(z.enum(UNIT_LIST_COLUMNS))
-    .min(1)
-    .max(UNIT_LIST_COLUMNS.length)
-    .transform((columns) => [...new Set(columns)]),
-  sort: z.enum(SORTABLE_COLUMNS).default('name'),
-  order: z.enum(['asc', 'desc']).default('asc'),
-});
-export type ListPreferences = z.output<typeof listPreferencesSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Edit sections (each saves on its own)
@@ -448,7 +487,7 @@ export const addTerminalSchema = z.object({
 });
 export type AddTerminalInput = z.output<typeof addTerminalSchema>;
 
-export const BULK_TASKS = ['department', 'project', 'tags', 'featureProfile', 'operatingMode', 'reportFrequency'] as const;
+export const BULK_TASKS = ['department', 'project', 'tags', 'featureProfile', 'operatingMode', 'reportFrequency', 'workingHours', 'access'] as const;
 export type BulkTaskKind = (typeof BULK_TASKS)[number];
 export const bulkTaskSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('department'), departmentId: id().nullable() }),
@@ -457,6 +496,20 @@ export const bulkTaskSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('featureProfile'), featureProfileId: id().nullable() }),
   z.object({ kind: z.literal('operatingMode'), mode: z.enum(OPERATING_MODES) }),
   z.object({ kind: z.literal('reportFrequency'), seconds: reportFrequencySchema.shape.seconds }),
+  /** Spec §5: a bulk working-hours task needs at least one working day. */
+  z.object({
+    kind: z.literal('workingHours'),
+    enabled: z.boolean(),
+    days: z.array(workingDay).min(1, 'units.workingHours.oneDay').max(7),
+  }).superRefine((value, context) => {
+    if (new Set(value.days.map((day) => day.day)).size !== value.days.length) context.addIssue({ code: 'custom', path: ['days'], message: 'units.workingHours.duplicateDay' });
+  }),
+  /** Spec §6 unit access: give these users of the account the units, or take them away. */
+  z.object({
+    kind: z.literal('access'),
+    userIds: z.array(id()).min(1, 'units.bulk.noUser').max(10_000).transform((ids) => [...new Set(ids)]),
+    mode: z.enum(['add', 'remove']).default('add'),
+  }),
 ]);
 export type BulkTask = z.output<typeof bulkTaskSchema>;
 /** Spec §5: bulk actions need at least one unit. */
@@ -553,6 +606,30 @@ export interface AccountChoice {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Theft mode (spec §4, §9): `GET /api/units/:id/theft-mode` → TheftModeView, `POST` { on } → TheftModeView
+// ---------------------------------------------------------------------------------------------
+
+export const theftModeInputSchema = z.object({ on: z.boolean() });
+
+/** Off; switched on and waiting for the tracker to confirm; on; switched off and waiting for the tracker. */
+export const THEFT_MODE_STATES = ['off', 'pending-on', 'on', 'pending-off'] as const;
+export type TheftModeState = (typeof THEFT_MODE_STATES)[number];
+
+export interface TheftModeView {
+  unitId: number;
+  state: TheftModeState;
+  /** Whether the unit's tracker model supports theft mode (model capability data; spec: "Scout v2 only"). */
+  supported: boolean;
+  /** `manual` or the zone whose exit switched it on. */
+  cause: { kind: 'manual' } | { kind: 'geofence'; geofenceId: number; geofenceName: string } | null;
+  since: string | null;
+  /** The last switch did not reach the tracker (no answer, expired or refused): the state is back where it was. */
+  failed: boolean;
+  /** The operating mode switching off restores (null while off). */
+  previousMode: Exclude<OperatingMode, 'theft'> | null;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Wire types
 // ---------------------------------------------------------------------------------------------
 
@@ -580,6 +657,8 @@ export interface UnitView {
   Tags: NamedRef[];
   FeatureProfile: NamedRef | null;
   OperatingMode: OperatingMode | null;
+  /** Spec §4 theft mode (also while switching, before the tracker confirms). */
+  TheftMode: TheftModeState;
   ReportFrequencyS: number | null;
   FuelType: FuelType | null;
   CarUsage: CarUsage;
@@ -754,4 +833,40 @@ export interface StockAddResult {
   added: string[];
   /** Already in stock: left unchanged. */
   skipped: string[];
+}
+
+/**
+ * Car info onboarding (spec §2): what the trip log and reports need of a car, in one short guided form. A benefit car
+ * needs its fuel consumption and CO2 (spec §5); benefit and private cars name the fuel payer.
+ */
+export const carInfoSchema = z
+  .object({
+    registrationNumber: registrationNumberSchema,
+    model: text(100),
+    fuelType: z.enum(FUEL_TYPES).nullable(),
+    fuelConsumptionPer10Km: optionalNumber(z.number().gt(0, 'units.fuel.positive').max(1000)),
+    co2GPerKm: optionalNumber(z.number().min(0).max(10_000)),
+    carUsage: z.enum(CAR_USAGES),
+    fuelPayer: z.enum(FUEL_PAYERS).nullish().transform((value) => value ?? null),
+    odometerKm: z.number({ error: 'units.odometer.required' }).min(0).max(10_000_000),
+  })
+  .superRefine((value, context) => {
+    if (value.carUsage === 'benefit' && value.fuelConsumptionPer10Km === null) context.addIssue({ code: 'custom', path: ['fuelConsumptionPer10Km'], message: 'units.benefit.fuelRequired' });
+    if (value.carUsage === 'benefit' && value.co2GPerKm === null) context.addIssue({ code: 'custom', path: ['co2GPerKm'], message: 'units.benefit.co2Required' });
+    if (value.carUsage !== 'none' && value.fuelPayer === null) context.addIssue({ code: 'custom', path: ['fuelPayer'], message: 'units.fuelPayer.required' });
+  });
+export type CarInfoInput = z.output<typeof carInfoSchema>;
+
+/** A unit still waiting for its car info; `skipped` ones were put off and can be resumed. */
+export interface CarInfoPending {
+  id: number;
+  name: string;
+  registrationNumber: string;
+  model: string;
+  fuelType: (typeof FUEL_TYPES)[number] | null;
+  fuelConsumptionPer10Km: number | null;
+  co2GPerKm: number | null;
+  carUsage: (typeof CAR_USAGES)[number];
+  fuelPayer: (typeof FUEL_PAYERS)[number] | null;
+  skipped: boolean;
 }

@@ -1,22 +1,14 @@
-import PDFDocument from 'pdfkit';
-import SVGtoPDF from 'svg-to-pdfkit';
+import { COLOR, createPdf, drawBrandHeader, drawFooter, type ExportBrand, FONT, pageFrame } from '../../lib/export';
 import { type Language, translate } from '../../lib/i18n';
 import type { ObjectDescriptionInput, TheftReportInput } from './model';
 
 /**
- * Object description and theft report as PDF (spec §1, §3): A4, the brand's logo and contact details,
- * every field with its label in the reader's language, and the unit's pictures.
+ * Object description and theft report as PDF (spec §1, §3): A4 on the export kit's frame (its brand header with the
+ * logo and contact details, its footer), every field with its label in the reader's language, and the unit's pictures.
  */
 
-export interface PdfBrand {
-  name: string;
-  /** The logo as SVG text; null draws the brand name instead. */
-  logoSvg: string | null;
-  primaryColor: string;
-  contactAddress: string;
-  contactEmail: string;
-  contactPhone: string;
-}
+/** The brand a PDF is drawn with: the export kit's. */
+export type PdfBrand = ExportBrand;
 
 export interface PdfContext {
   language: Language;
@@ -37,9 +29,9 @@ export interface PdfImage {
   contentType: string;
 }
 
-const MARGIN = 50;
-const PAGE_WIDTH = 595.28;
-const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN;
+const FRAME = pageFrame('portrait', 50);
+const MARGIN = FRAME.margin;
+const CONTENT_WIDTH = FRAME.contentWidth;
 const LABEL_WIDTH = 170;
 const EMPTY = '–';
 
@@ -67,7 +59,8 @@ class Writer {
     private readonly context: PdfContext,
     title: string,
   ) {
-    this.doc = new PDFDocument({ size: 'A4', margin: MARGIN, bufferPages: true, info: { Title: title, Author: context.brand.name, Creator: context.brand.name } });
+    // Pages are buffered: the footer's "page n of m" is drawn once the count is known.
+    this.doc = createPdf(FRAME, { title, brand: context.brand, language: context.language }, { bufferPages: true });
     this.doc.on('data', (chunk: Uint8Array) => this.chunks.push(chunk));
     this.done = new Promise((resolve, reject) => {
       this.doc.on('end', () => resolve(Buffer.concat(this.chunks)));
@@ -82,31 +75,13 @@ class Writer {
   header(title: string, unit: PdfUnit) {
     const { doc } = this;
     const { brand } = this.context;
-    let drawn = false;
-    if (brand.logoSvg) {
-      try {
-        SVGtoPDF(doc, brand.logoSvg, MARGIN, MARGIN - 10, { height: 36, preserveAspectRatio: 'xMinYMin meet' });
-        drawn = true;
-      } catch {
-        drawn = false;
-      }
-    }
-    if (!drawn) doc.font('Helvetica-Bold').fontSize(16).fillColor(brand.primaryColor).text(brand.name, MARGIN, MARGIN);
+    const ruleY = drawBrandHeader(doc, FRAME, brand, { logoHeight: 42, contactWidth: CONTENT_WIDTH - 260 });
+    doc.font(FONT.bold).fontSize(20).fillColor(COLOR.text).text(title, MARGIN, ruleY + 15, { width: CONTENT_WIDTH });
+    doc.font(FONT.bold).fontSize(13).text(unit.name, { width: CONTENT_WIDTH });
     doc
-      .font('Helvetica')
-      .fontSize(8)
-      .fillColor('#555555')
-      .text([brand.name, brand.contactAddress, brand.contactPhone, brand.contactEmail].filter(Boolean).join('\n'), MARGIN + 260, MARGIN - 10, {
-        width: CONTENT_WIDTH - 260,
-        align: 'right',
-      });
-    doc.moveTo(MARGIN, MARGIN + 40).lineTo(PAGE_WIDTH - MARGIN, MARGIN + 40).lineWidth(1.5).strokeColor(brand.primaryColor).stroke();
-    doc.font('Helvetica-Bold').fontSize(20).fillColor('#111111').text(title, MARGIN, MARGIN + 55, { width: CONTENT_WIDTH });
-    doc.font('Helvetica-Bold').fontSize(13).text(unit.name, { width: CONTENT_WIDTH });
-    doc
-      .font('Helvetica')
+      .font(FONT.regular)
       .fontSize(9)
-      .fillColor('#555555')
+      .fillColor(COLOR.muted)
       .text(
         `${this.t('pdf.generated')}: ${formatDateTime(this.context.generatedAt, this.context.language, this.context.timeZone)}`,
         { width: CONTENT_WIDTH },
@@ -128,16 +103,16 @@ class Writer {
     const { doc } = this;
     this.ensureSpace(50);
     doc.moveDown(0.4);
-    doc.font('Helvetica-Bold').fontSize(12).fillColor(this.context.brand.primaryColor).text(heading, MARGIN, doc.y, { width: CONTENT_WIDTH });
+    doc.font(FONT.bold).fontSize(12).fillColor(this.context.brand.primaryColor).text(heading, MARGIN, doc.y, { width: CONTENT_WIDTH });
     doc.moveDown(0.3);
     for (const [label, raw] of rows) {
       const value = raw === null || raw === undefined || raw === '' ? EMPTY : typeof raw === 'number' ? formatNumber(raw, this.context.language) : raw;
-      doc.font('Helvetica').fontSize(10);
+      doc.font(FONT.regular).fontSize(10);
       const height = Math.max(doc.heightOfString(label, { width: LABEL_WIDTH - 10 }), doc.heightOfString(value, { width: CONTENT_WIDTH - LABEL_WIDTH }));
       this.ensureSpace(height + 6);
       const y = doc.y;
-      doc.fillColor('#555555').text(label, MARGIN, y, { width: LABEL_WIDTH - 10 });
-      doc.fillColor('#111111').text(value, MARGIN + LABEL_WIDTH, y, { width: CONTENT_WIDTH - LABEL_WIDTH });
+      doc.fillColor(COLOR.muted).text(label, MARGIN, y, { width: LABEL_WIDTH - 10 });
+      doc.fillColor(COLOR.text).text(value, MARGIN + LABEL_WIDTH, y, { width: CONTENT_WIDTH - LABEL_WIDTH });
       doc.y = y + height + 4;
     }
   }
@@ -147,7 +122,7 @@ class Writer {
     const { doc } = this;
     this.ensureSpace(220);
     doc.moveDown(0.4);
-    doc.font('Helvetica-Bold').fontSize(12).fillColor(this.context.brand.primaryColor).text(this.t('pdf.section.pictures'), MARGIN, doc.y);
+    doc.font(FONT.bold).fontSize(12).fillColor(this.context.brand.primaryColor).text(this.t('pdf.section.pictures'), MARGIN, doc.y);
     doc.moveDown(0.4);
     const cellWidth = (CONTENT_WIDTH - 15) / 2;
     const cellHeight = 180;
@@ -179,17 +154,7 @@ class Writer {
     const range = doc.bufferedPageRange();
     for (let index = range.start; index < range.start + range.count; index++) {
       doc.switchToPage(index);
-      const bottom = doc.page.height - MARGIN + 10;
-      doc.page.margins.bottom = 0;
-      doc
-        .font('Helvetica')
-        .fontSize(8)
-        .fillColor('#777777')
-        .text(`${this.context.brand.name} · ${this.t('pdf.page', { page: index + 1, pages: range.count })}`, MARGIN, bottom, {
-          width: CONTENT_WIDTH,
-          align: 'center',
-          lineBreak: false,
-        });
+      drawFooter(doc, FRAME, [this.context.brand.name, this.t('pdf.page', { page: index + 1, pages: range.count })]);
     }
   }
 

@@ -89,33 +89,6 @@ export const units = pgTable('units', {
 
 export type UnitRow = typeof units.$inferSelect;
 
-const catalogColumns = {
-  id: serial('id').primaryKey(),
-  accountId: integer('account_id').notNull(),
-  name: text('name').notNull(),
-  description: text('description').notNull().default(''),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-};
-export const departments = pgTable('departments', { ...catalogColumns });
-export const projects = pgTable('projects', { ...catalogColumns });
-export const tags = pgTable('tags', { ...catalogColumns });
-
-export const featureProfiles = pgTable('feature_profiles', {
-  id: serial('id').primaryKey(),
-  accountId: integer('account_id').notNull(),
-  name: text('name').notNull(),
-  greenDriving: text('green_driving', { enum: ['sensitive', 'normal', 'insensitive'] }).notNull().default('normal'),
-  overspeedKmh: integer('overspeed_kmh'),
-  geozoneIds: integer('geozone_ids').array().notNull().default([]),
-  workingHours: jsonb('working_hours').$type<{
-    recurrence: number;
-    startDate?: string | null;
-    days: Array<{ week?: number; day: number; start: string; end: string }>;
-  } | null>(),
-  carBenefit: boolean('car_benefit').notNull().default(false),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
-
 export const unitTags = pgTable(
   'unit_tags',
   {
@@ -251,14 +224,6 @@ export const reportFrequencyDenials = pgTable('report_frequency_denials', {
   deniedAt: timestamp('denied_at', { withTimezone: true }).notNull(),
 });
 
-export const unitListPreferences = pgTable('unit_list_preferences', {
-  userId: integer('user_id').primaryKey(),
-  columns: text('columns').array().notNull(),
-  sort: text('sort').notNull().default('name'),
-  sortOrder: text('sort_order', { enum: ['asc', 'desc'] }).notNull().default('asc'),
-  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
-});
-
 /** Spec §3 User "visible units", §6 unit access: an ordinary user sees a unit only with a row here. */
 export const unitAccess = pgTable(
   'unit_access',
@@ -278,5 +243,30 @@ export const unitEngineHours = pgTable('unit_engine_hours', {
   lastTime: timestamp('last_time', { withTimezone: true }),
   lastIgnition: boolean('last_ignition'),
   trackerS: doublePrecision('tracker_s'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Car info onboarding per unit (migrations/0232_unit_onboarding.sql); no row: not yet through it. */
+export const unitOnboarding = pgTable('unit_onboarding', {
+  unitId: integer('unit_id').primaryKey(),
+  status: text('status', { enum: ['skipped', 'done'] }).notNull(),
+  updatedBy: integer('updated_by'),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Spec §4 theft mode of a unit: the switch, the mode to restore, and how far its positions were published as security events. */
+export const unitTheftMode = pgTable('unit_theft_mode', {
+  unitId: integer('unit_id').primaryKey(),
+  accountId: integer('account_id').notNull(),
+  state: text('state', { enum: ['off', 'pending-on', 'on', 'pending-off'] }).notNull(),
+  previousMode: text('previous_mode', { enum: ['24h', '8h', '1h', 'realtime'] }),
+  cause: text('cause', { enum: ['manual', 'geofence'] }),
+  geofenceId: integer('geofence_id'),
+  geofenceName: text('geofence_name'),
+  since: timestamp('since', { withTimezone: true }),
+  requestId: integer('request_id'),
+  failed: boolean('failed').notNull().default(false),
+  watchedUntil: timestamp('watched_until', { withTimezone: true }),
+  switchedBy: integer('switched_by'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

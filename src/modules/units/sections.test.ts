@@ -9,7 +9,8 @@ import type { LockLogEntry, MeterHistoryEntry, NamedRef, NameHistoryEntry, UnitD
 import { addUnit, nextImei, setState } from './testing';
 
 // Each test makes many API calls; a loaded CI machine needs more than the default 5 s.
-setDefaultTimeout(30_000);
+// Generous: a loaded machine runs these API walks many times slower than an idle one.
+setDefaultTimeout(120_000);
 
 let app: TestApp;
 beforeAll(async () => {

@@ -7,7 +7,11 @@ import { type Brand, BrandLogo, useBrand } from '../brands/BrandProvider';
 import { useDialogs } from '../components/Dialogs';
 import { type IconName, Icon } from '../components/Icons';
 import { LanguagePicker } from '../components/LanguagePicker';
+import { AlarmBell } from '../features/alarms/AlarmBell';
 import { ChangePasswordDialog } from '../features/auth/ChangePasswordDialog';
+import { CarInfoDialog, carInfoKey } from '../features/units/CarInfoDialog';
+import type { CarInfoPending } from '../../modules/units/model';
+import { onCarInfoOnboarding, takeCarInfoOnboarding } from '../lib/onboarding';
 import { api, errorText } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
 import { PATHS } from '../lib/paths';
@@ -38,8 +42,15 @@ function useNavEntries(session: Session): { user: NavEntry[]; admin: NavEntry[] 
   entries.push({ to: PATHS.unitList, label: t('nav.unit'), icon: 'unit', alsoActiveOn: [PATHS.unitEdit] });
   if (!basicOnly && carSchedule.data === true) entries.push({ to: PATHS.carSchedule, label: t('nav.carSchedule'), icon: 'calendar' });
   const admin: NavEntry[] = [];
+  // Support or a reseller inside a customer's account reads its administration (read-only).
+  if (!user.IsAdmin && user.ActingAccount) {
+    admin.push({ to: PATHS.userAccounts, label: t('nav.userAccounts'), icon: 'users' });
+    admin.push({ to: PATHS.auditLog, label: t('nav.auditLog'), icon: 'log' });
+  }
   if (user.IsAdmin) {
     admin.push({ to: PATHS.userAccounts, label: t('nav.userAccounts'), icon: 'users' });
+    admin.push({ to: PATHS.accountSettings, label: t('nav.accountSettings'), icon: 'settings' });
+    admin.push({ to: PATHS.auditLog, label: t('nav.auditLog'), icon: 'log' });
     if (!basicOnly && safeHome.data === true) {
       admin.push({ to: PATHS.safeReturnHome, label: t('nav.safeReturnHome'), icon: 'home' });
     }
@@ -48,6 +59,7 @@ function useNavEntries(session: Session): { user: NavEntry[]; admin: NavEntry[] 
   }
   // Spec §6: support registers trackers too.
   if (!user.IsAdmin && user.Role === 'support') admin.push({ to: PATHS.addTerminal, label: t('nav.addUnit'), icon: 'plus' });
+  if (user.Role === 'support' || user.Role === 'reseller') admin.push({ to: PATHS.customerAccounts, label: t('nav.customerAccounts'), icon: 'users' });
   if (alertNumbers) admin.push({ to: PATHS.alertNumbers, label: t('nav.alertNumbers'), icon: 'phone' });
   return { user: entries, admin };
 }
@@ -181,6 +193,7 @@ function Header({ session, brand, sidebarOpen, onToggle }: { session: Session; b
             <span className="visually-hidden show-narrow-sr">{t('header.support')}</span>
           </a>
         )}
+        <AlarmBell />
         <LanguagePicker />
         <Button className="btn btn-header" onPress={() => void logout()} isDisabled={busy}>
           <Icon name="logout" />
@@ -191,7 +204,60 @@ function Header({ session, brand, sidebarOpen, onToggle }: { session: Session; b
   );
 }
 
+/** Support or a reseller inside a customer's account: always in view, with the way out (ends that session). */
+function ActingBanner({ account }: { account: { ID: number; CompanyName: string } }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const dialogs = useDialogs();
+  async function leave() {
+    try {
+      await api.post('/api/logout');
+      clearSession();
+      navigate(PATHS.login, { replace: true });
+    } catch (error) {
+      await dialogs.showError(errorText(error));
+    }
+  }
+  return (
+    <section className="acting-banner" role="status" aria-label={t('acting.label')} data-testid="acting-banner">
+      <span>{t('acting.text', { company: account.CompanyName || `#${account.ID}` })}</span>
+      <Button className="btn btn-secondary btn-small" onPress={() => void leave()}>
+        {t('acting.leave')}
+      </Button>
+    </section>
+  );
+}
+
 const NARROW = '(max-width: 900px)';
+
+/**
+ * Car info onboarding opened by itself (spec §2): after registration (the first sign-in, or whenever a flow asks), the
+ * administrator gets the guided form for the trip-log units not yet through it and not skipped. Skipping keeps them in
+ * the unit list's "car info" button, where the form resumes.
+ */
+function CarInfoOnboarding() {
+  const [asked, setAsked] = useState(() => takeCarInfoOnboarding());
+  const [open, setOpen] = useState(false);
+  // The units the form walks through, as they were when it opened.
+  const [units, setUnits] = useState<CarInfoPending[]>([]);
+  useEffect(
+    () =>
+      onCarInfoOnboarding(() => {
+        if (takeCarInfoOnboarding()) setAsked(true);
+      }),
+    [],
+  );
+  const pending = useQuery({ queryKey: carInfoKey, queryFn: () => api.get<CarInfoPending[]>('/api/units/car-info'), enabled: asked && !open });
+  const fresh = (pending.data ?? []).filter((unit) => !unit.skipped);
+  useEffect(() => {
+    if (!asked || !pending.isFetched || pending.isFetching) return;
+    setAsked(false);
+    if (fresh.length === 0) return;
+    setUnits(fresh);
+    setOpen(true);
+  }, [asked, pending.isFetched, pending.isFetching, fresh]);
+  return <CarInfoDialog units={units} isOpen={open && units.length > 0} onClose={() => setOpen(false)} />;
+}
 
 /** Spec §2: with a signed-in user, sidebar, header (with announcement) and content, then the footer. */
 export function Shell({ children }: { children?: ReactNode }) {
@@ -239,6 +305,8 @@ export function Shell({ children }: { children?: ReactNode }) {
       {narrow && open && <button type="button" className="sidebar-backdrop" aria-label={t('header.closeMenu')} onClick={() => setOpen(false)} />}
       <div className="shell-main">
         <Header session={session} brand={brand} sidebarOpen={open} onToggle={() => setOpen((value) => !value)} />
+        {session.user.ActingAccount && <ActingBanner account={session.user.ActingAccount} />}
+        {session.user.IsAdmin && !session.user.ActingAccount && <CarInfoOnboarding />}
         <Announcement brand={brand} />
         <main id="content" className="content" tabIndex={-1}>
           {children ?? <Outlet />}

@@ -1,17 +1,29 @@
 import { useEffect } from 'react';
 import { Navigate, Outlet, Route, Routes, useNavigate } from 'react-router';
+import { AlarmReceiversPage } from '../features/alarms/AlarmReceiversPage';
+import { AlertNumbersPage } from '../features/alarms/AlertNumbersPage';
 import { AccountDeletionPage } from '../features/account/AccountDeletionPage';
+import { AccountSettingsPage } from '../features/account/AccountSettingsPage';
+import { PurposesEditor } from '../features/triplog/PurposesDialog';
+import { CatalogEditor } from '../features/units/catalog';
 import { AlertOptOutPage } from '../features/account/AlertOptOutPage';
 import { ForgotPasswordPage } from '../features/auth/ForgotPasswordPage';
 import { LoginPage } from '../features/auth/LoginPage';
 import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
-import { NotFoundPage, StandaloneNotFoundPage } from '../features/errors/NotFoundPage';
+import { NotFoundPage, StandaloneNotFoundPage } from '../components/NotFoundPage';
+import { GeofenceEditPage } from '../features/geofences/GeofenceEditPage';
+import { GeofencesPage } from '../features/geofences/GeofencesPage';
 import { MapPage } from '../features/map/MapPage';
 import { TriplogPage } from '../features/triplog/TriplogPage';
 import { PlaceEditPage } from '../features/places/PlaceEditPage';
 import { PlacesPage } from '../features/places/PlacesPage';
 import { CongestionReportPage } from '../features/reports/CongestionReportPage';
 import { RegisterPage } from '../features/registration/RegisterPage';
+import { AcceptInvitationPage } from '../features/administration/AcceptInvitationPage';
+import { AuditLogPage } from '../features/administration/AuditLogPage';
+import { CustomerAccountsPage } from '../features/administration/CustomerAccountsPage';
+import { UserAccountsPage } from '../features/administration/UserAccountsPage';
+import { CarSchedulePage } from '../features/bookings/CarSchedulePage';
 import { AddTerminalPage } from '../features/units/AddTerminalPage';
 import { UnitEditPage } from '../features/units/UnitEditPage';
 import { UnitListPage } from '../features/units/UnitListPage';
@@ -39,6 +51,17 @@ function RequireAdminOrSupport() {
   return session?.user.IsAdmin || session?.user.Role === 'support' ? <Outlet /> : <NotFoundPage />;
 }
 
+/** The account's administration: its administrators, and support or a reseller who opened it (read-only). */
+function RequireAdministration() {
+  const session = useSession();
+  return session?.user.IsAdmin || session?.user.ActingAccount ? <Outlet /> : <NotFoundPage />;
+}
+
+function RequireSupportOrReseller() {
+  const session = useSession();
+  return session?.user.Role === 'support' || session?.user.Role === 'reseller' ? <Outlet /> : <NotFoundPage />;
+}
+
 function RequireAdmin() {
   const session = useSession();
   return session?.user.IsAdmin ? <Outlet /> : <NotFoundPage />;
@@ -57,7 +80,7 @@ function CarScheduleRoute() {
   const enabled = useCarScheduleEnabled();
   if (enabled.isPending) return null;
   if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
-  return <NotFoundPage />;
+  return <CarSchedulePage />;
 }
 
 function SafeReturnHomeRoute() {
@@ -87,13 +110,6 @@ function UnknownRoute() {
   );
 }
 
-/**
- * Logged-in routes whose screens later issues build. They exist (an anonymous visitor is sent to /), and
- * show not-found until their feature lands: nothing shows made-up data.
- */
-const PENDING_USER_ROUTES = [PATHS.geofences, `${PATHS.geofenceEdit}/:geofenceID?`];
-const PENDING_ADMIN_ROUTES = [PATHS.userAccounts, PATHS.alarmReceiver];
-
 /** Lets code outside React (the API client) ask for a navigation. */
 function NavigationBridge() {
   const navigate = useNavigate();
@@ -122,6 +138,7 @@ export function AppRoutes() {
         <Route path={PATHS.resetPassword} element={<ResetPasswordPage />} />
         <Route path={PATHS.accountDeletion} element={<AccountDeletionPage />} />
         <Route path={PATHS.alertOptOut} element={<AlertOptOutPage />} />
+        <Route path={PATHS.acceptInvitation} element={<AcceptInvitationPage />} />
         <Route element={<RequireUser />}>
           <Route element={<Shell />}>
             <Route path={PATHS.liveMap} element={<MapRoute />} />
@@ -137,17 +154,22 @@ export function AppRoutes() {
             <Route element={<RequireAdminOrSupport />}>
               <Route path={PATHS.addTerminal} element={<AddTerminalPage />} />
             </Route>
-            {PENDING_USER_ROUTES.map((path) => (
-              <Route key={path} path={path} element={<NotFoundPage />} />
-            ))}
+            <Route path={PATHS.geofences} element={<GeofencesPage />} />
+            <Route path={`${PATHS.geofenceEdit}/:geofenceID?`} element={<GeofenceEditPage />} />
+            <Route element={<RequireAdministration />}>
+              <Route path={PATHS.userAccounts} element={<UserAccountsPage />} />
+              <Route path={PATHS.auditLog} element={<AuditLogPage />} />
+            </Route>
+            <Route element={<RequireSupportOrReseller />}>
+              <Route path={PATHS.customerAccounts} element={<CustomerAccountsPage />} />
+            </Route>
             <Route element={<RequireAdmin />}>
               <Route path={PATHS.safeReturnHome} element={<SafeReturnHomeRoute />} />
-              {PENDING_ADMIN_ROUTES.map((path) => (
-                <Route key={path} path={path} element={<NotFoundPage />} />
-              ))}
+              <Route path={PATHS.accountSettings} element={<AccountSettingsPage editors={{ catalog: <CatalogEditor />, purposes: <PurposesEditor /> }} />} />
+              <Route path={PATHS.alarmReceiver} element={<AlarmReceiversPage />} />
             </Route>
-            {/* Exists only for the parent account named in configuration; its screen comes with the alarm issue. */}
-            {alertNumbersAllowed && <Route path={PATHS.alertNumbers} element={<NotFoundPage />} />}
+            {/* Exists only for the parent account named in configuration. */}
+            {alertNumbersAllowed && <Route path={PATHS.alertNumbers} element={<AlertNumbersPage />} />}
           </Route>
         </Route>
         <Route path="*" element={<UnknownRoute />} />

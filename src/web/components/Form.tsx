@@ -107,11 +107,13 @@ export function SelectField({
   className,
   error,
   testId,
+  disabled,
 }: {
   label: ReactNode;
   value: string;
   onChange: (value: string) => void;
   options: SelectOption[];
+  disabled?: boolean;
   hideLabel?: boolean;
   name?: string;
   className?: string;
@@ -133,6 +135,7 @@ export function SelectField({
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
         data-testid={testId}
+        disabled={disabled}
       >
         {options.map((option) => (
           <option key={option.value} value={option.value}>

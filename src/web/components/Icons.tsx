@@ -1,7 +1,7 @@
 /** Small inline icons (decorative: every use has a text label or an aria-label on its control). */
 const base = { width: 20, height: 20, viewBox: '0 0 24 24', fill: 'none', stroke: 'currentColor', strokeWidth: 2, strokeLinecap: 'round', strokeLinejoin: 'round' } as const;
 
-export type IconName = 'map' | 'log' | 'fence' | 'place' | 'unit' | 'calendar' | 'users' | 'home' | 'bell' | 'plus' | 'phone' | 'lock' | 'menu' | 'logout' | 'mail' | 'close';
+export type IconName = 'map' | 'log' | 'fence' | 'place' | 'unit' | 'calendar' | 'users' | 'home' | 'bell' | 'plus' | 'phone' | 'lock' | 'menu' | 'logout' | 'mail' | 'close' | 'settings';
 
 const paths: Record<IconName, string[]> = {
   map: ['M9 4 3 6v14l6-2 6 2 6-2V4l-6 2-6-2z', 'M9 4v14', 'M15 6v14'],
@@ -20,6 +20,18 @@ const paths: Record<IconName, string[]> = {
   logout: ['M15 4h4v16h-4', 'M10 17l5-5-5-5', 'M15 12H3'],
   mail: ['M3 5h18v14H3z', 'M3 6l9 7 9-7'],
   close: ['M6 6l12 12', 'M18 6 6 18'],
+  // Three sliders: the account's settings.
+  settings: [
+    'M4 6h8',
+    'M16 6h4',
+    'M14 4a2 2 0 1 0 0 4 2 2 0 0 0 0-4z',
+    'M4 12h2',
+    'M10 12h10',
+    'M8 10a2 2 0 1 0 0 4 2 2 0 0 0 0-4z',
+    'M4 18h10',
+    'M18 18h2',
+    'M16 16a2 2 0 1 0 0 4 2 2 0 0 0 0-4z',
+  ],
 };
 
 export function Icon({ name }: { name: IconName }) {

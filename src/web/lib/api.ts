@@ -1,5 +1,7 @@
 import i18next from 'i18next';
 import type { Envelope, ErrorDetail, FieldErrors } from '../../lib/http';
+
+export type { Envelope } from '../../lib/http';
 import { currentLanguage } from './i18n';
 import { PATHS } from './paths';
 import { clearSession, getSession } from './session';
@@ -69,6 +71,14 @@ function timeZone(): string {
   }
 }
 
+/** What every call of the web app sends: the bearer token, the client's time zone and language, and the web app's mark. */
+export function apiHeaders(): Record<string, string> {
+  const headers: Record<string, string> = { 'x-timezone': timeZone(), 'x-requested-with': 'portal-web', 'x-lang': currentLanguage() };
+  const session = getSession();
+  if (session) headers.authorization = `Bearer ${session.user.token}`;
+  return headers;
+}
+
 export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | undefined>;
@@ -80,14 +90,7 @@ export interface RequestOptions {
  * requests and the UI language. `Unauthenticated.` clears the stored user, which sends the visitor to login.
  */
 export async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-  const session = getSession();
-  const headers: Record<string, string> = {
-    accept: 'application/json',
-    'x-timezone': timeZone(),
-    'x-requested-with': 'portal-web',
-    'x-lang': currentLanguage(),
-  };
-  if (session) headers.authorization = `Bearer ${session.user.token}`;
+  const headers: Record<string, string> = { accept: 'application/json', ...apiHeaders() };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let url = path;
   if (options.query) {

@@ -24,11 +24,19 @@ export const PATHS = {
   addTerminal: '/administration/add-terminal',
   safeReturnHome: '/administration/safe-return-home',
   userAccounts: '/administration/user-accounts',
+  accountSettings: '/administration/account-settings',
+  auditLog: '/administration/audit-log',
+  /** Support and resellers: find a customer's account and open it read-only. */
+  customerAccounts: '/administration/customer-accounts',
+  /** The invitation link a new user gets by e-mail (`?_c=` holds the code). */
+  acceptInvitation: '/user/accept-invitation',
   alarmReceiver: '/administration/configure-alarm-receiver',
   alertNumbers: '/administration/configure-alert-numbers',
 } as const;
 
 /** An existing place's screen. */
 export const placePath = (placeId: number | string) => `${PATHS.placeEdit}/${placeId}`;
+/** An existing geofence's screen. */
+export const geofencePath = (geofenceId: number | string) => `${PATHS.geofenceEdit}/${geofenceId}`;
 /** A unit's settings screen. */
 export const unitEditPath = (unitId: number | string) => `${PATHS.unitEdit}?id=${unitId}`;

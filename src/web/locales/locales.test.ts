@@ -43,6 +43,24 @@ describe('web texts in sv, en and no', () => {
     expect(missing).toEqual([]);
   });
 
+  test('every action the server writes to the audit log has a label', () => {
+    const actions = new Set<string>();
+    for (const file of sourceFiles(join(import.meta.dir, '../../modules'))) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/action: '([a-z]+\.[\w.]+)'/g)) actions.add(match[1]!);
+      for (const match of text.matchAll(/audit\([^,]+,\s*(?:[^,]+,\s*){1,2}'([a-z]+\.[\w.]+)'/g)) actions.add(match[1]!);
+    }
+    // Built from a kind or a step: each value the server can write.
+    for (const action of ['attested', 'unlocked', 'unattested', 'removed']) actions.add(`attest.${action}`);
+    for (const action of ['created', 'updated', 'deleted']) actions.add(`catalog.${action}`);
+    for (const kind of ['department', 'project', 'tags', 'featureProfile', 'operatingMode', 'reportFrequency', 'workingHours', 'access', 'realtimeMap', 'twoFactor', 'unitAccess']) {
+      actions.add(`bulk.${kind}`);
+    }
+    expect(actions.size).toBeGreaterThan(25);
+    const unlabelled = [...actions].filter((action) => (lookup(en, 'admin.audit.actions') as Record<string, string>)[action] === undefined);
+    expect(unlabelled).toEqual([]);
+  });
+
   test('Norwegian is Bokmål and differs from Swedish where the languages differ', () => {
     expect(lookup(no, 'login.title')).toBe('Logg inn');
     expect(lookup(sv, 'login.title')).toBe('Logga in');

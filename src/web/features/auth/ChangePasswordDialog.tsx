@@ -8,18 +8,25 @@ import { api, errorText, isApiError } from '../../lib/api';
 import type { SessionUser } from '../../lib/session';
 import { translateMessage } from '../../lib/i18n';
 
-/** Spec §4/§5: new password twice; Save only when both are filled and equal; success says so in a dialog. */
+/**
+ * Spec §4/§5: new password twice; Save only when both are filled and equal; success says so in a dialog.
+ * The current password is asked too: the server changes no password on a token alone.
+ */
 export function ChangePasswordDialog({ user, isOpen, onClose }: { user: SessionUser; isOpen: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const dialogs = useDialogs();
+  const [current, setCurrent] = useState('');
+  const [currentError, setCurrentError] = useState<string | null>(null);
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const canSave = password !== '' && confirmation !== '' && password === confirmation && !busy;
+  const canSave = current !== '' && password !== '' && confirmation !== '' && password === confirmation && !busy;
 
   function reset() {
+    setCurrent('');
+    setCurrentError(null);
     setPassword('');
     setConfirmation('');
     setError(null);
@@ -37,13 +44,20 @@ export function ChangePasswordDialog({ user, isOpen, onClose }: { user: SessionU
     setBusy(true);
     setFailure(null);
     try {
-      const data = await api.post<{ message: string }>('/api/user/update', { userId: user.ID, email: user.Email, password });
+      const data = await api.post<{ message: string }>('/api/user/update', {
+        userId: user.ID,
+        email: user.Email,
+        password,
+        current_password: current,
+      });
       reset();
       onClose();
       await dialogs.showMessage({ message: data.message });
     } catch (caught) {
       const field = isApiError(caught) ? caught.fieldError('password') : undefined;
-      if (field) setError(field);
+      const currentField = isApiError(caught) ? caught.fieldError('current_password') : undefined;
+      if (currentField) setCurrentError(currentField);
+      else if (field) setError(field);
       else setFailure(errorText(caught));
     } finally {
       setBusy(false);
@@ -64,6 +78,18 @@ export function ChangePasswordDialog({ user, isOpen, onClose }: { user: SessionU
       <form onSubmit={save} noValidate className="dialog-form">
         {failure && <Banner kind="error">{failure}</Banner>}
         <Field
+          label={t('changePassword.currentPassword')}
+          type="password"
+          value={current}
+          onChange={(value) => {
+            setCurrent(value);
+            setCurrentError(null);
+          }}
+          error={currentError}
+          autoComplete="current-password"
+          autoFocus
+        />
+        <Field
           label={t('changePassword.newPassword')}
           type="password"
           value={password}
@@ -73,7 +99,6 @@ export function ChangePasswordDialog({ user, isOpen, onClose }: { user: SessionU
           }}
           error={error}
           autoComplete="new-password"
-          autoFocus
           description={t('password.rules')}
         />
         <Field

@@ -13,9 +13,9 @@ import { PATHS } from '../../lib/paths';
 import { landingPath, startSession } from '../../lib/session';
 import { check, type FieldMessages } from '../../lib/validation';
 import { TwoFactorScreen } from './TwoFactorScreen';
-import { loadPending, type PendingTwoFactor, savePending } from './two-factor-state';
+import { loadDeviceSecret, loadPending, type PendingTwoFactor, savePending } from './two-factor-state';
 
-type LoginResponse = { user: SessionUser } | { twoFactorRequired: true; user_id: number };
+type LoginResponse = { user: SessionUser } | { twoFactorRequired: true; challenge: string };
 
 const FLASH_TEXT: Record<FlashKind, string> = {
   registered: 'login.flash.registered',
@@ -44,9 +44,13 @@ function LoginForm({ brand, onTwoFactor }: { brand: Brand; onTwoFactor: (pending
     setErrors({});
     setBusy(true);
     try {
-      const data = await api.post<LoginResponse>('/api/login', { ...parsed.data, fingerprint: browserFingerprint() });
+      const data = await api.post<LoginResponse>('/api/login', {
+        ...parsed.data,
+        fingerprint: browserFingerprint(),
+        device_secret: loadDeviceSecret(),
+      });
       if ('twoFactorRequired' in data) {
-        const pending = { user_id: data.user_id, remember };
+        const pending = { challenge: data.challenge, remember };
         savePending(pending);
         onTwoFactor(pending);
         return;

@@ -17,6 +17,7 @@ import {
   type PendingTwoFactor,
   RESEND_COUNTDOWN_MS,
   saveDeadline,
+  saveDeviceSecret,
 } from './two-factor-state';
 
 /** Spec §4: the code screen after a password that needs two-factor. */
@@ -43,7 +44,7 @@ export function TwoFactorScreen({ pending, onDone }: { pending: PendingTwoFactor
     startCountdown(countdown);
     setBanner(null);
     try {
-      await api.post('/api/2fa/generate', { lang: currentLanguage(), user_id: pending.user_id });
+      await api.post('/api/2fa/generate', { lang: currentLanguage(), challenge: pending.challenge });
     } catch (error) {
       setBanner(errorText(error));
       startCountdown(0);
@@ -54,7 +55,7 @@ export function TwoFactorScreen({ pending, onDone }: { pending: PendingTwoFactor
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per pending login
   useEffect(() => {
     if (loadDeadline() === null) void requestCode(FIRST_COUNTDOWN_MS);
-  }, [pending.user_id]);
+  }, [pending.challenge]);
 
   useEffect(() => {
     const timer = window.setInterval(() => setNow(Date.now()), 250);
@@ -71,13 +72,14 @@ export function TwoFactorScreen({ pending, onDone }: { pending: PendingTwoFactor
     setBusy(true);
     setCodeError(null);
     try {
-      const data = await api.post<{ user: SessionUser }>('/api/2fa/verify', {
+      const data = await api.post<{ user: SessionUser; device_secret?: string }>('/api/2fa/verify', {
         code: code.trim(),
-        user_id: pending.user_id,
+        challenge: pending.challenge,
         remember: trust,
         fingerprint: browserFingerprint(),
       });
       clearPending();
+      if (data.device_secret) saveDeviceSecret(data.device_secret);
       await startSession(data.user, pending.remember);
       onDone();
       navigate(landingPath(data.user), { replace: true });

@@ -3,7 +3,8 @@
  * reload shows the same screen with the same remaining time.
  */
 export interface PendingTwoFactor {
-  user_id: number;
+  /** The token the login answered with: codes are asked for and checked for this login only. */
+  challenge: string;
   /** "Remember me" of the login form; the session is kept across browser restarts when set. */
   remember: boolean;
 }
@@ -18,7 +19,7 @@ export const RESEND_COUNTDOWN_MS = 10 * 1000;
 export function loadPending(): PendingTwoFactor | null {
   try {
     const value = JSON.parse(localStorage.getItem(PENDING_KEY) ?? 'null') as PendingTwoFactor | null;
-    return value && typeof value.user_id === 'number' ? value : null;
+    return value && typeof value.challenge === 'string' ? value : null;
   } catch {
     return null;
   }
@@ -47,4 +48,18 @@ export function saveDeadline(deadline: number): void {
 export function formatCountdown(ms: number): string {
   const total = Math.max(0, Math.ceil(ms / 1000));
   return `${String(Math.floor(total / 60)).padStart(2, '0')}:${String(total % 60).padStart(2, '0')}`;
+}
+
+/**
+ * "Trust this browser": the random secret the server gave this browser after a verified code. Sent with the
+ * fingerprint at login; the server keeps only its hash and forgets it on a password change or on request.
+ */
+const DEVICE_SECRET_KEY = 'fleet.2fa.device';
+
+export function loadDeviceSecret(): string | undefined {
+  return localStorage.getItem(DEVICE_SECRET_KEY) ?? undefined;
+}
+
+export function saveDeviceSecret(secret: string): void {
+  localStorage.setItem(DEVICE_SECRET_KEY, secret);
 }

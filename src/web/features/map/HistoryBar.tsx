@@ -1,4 +1,4 @@
-import { useEffect, useId, useMemo, useRef } from 'react';
+import { type ReactNode, useEffect, useId, useMemo, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAP_HISTORY_DAYS } from '../../../modules/tracking/model';
 import { errorText } from '../../lib/api';
@@ -23,6 +23,8 @@ export interface HistoryBarProps {
   onSpeed: (speed: number) => void;
   onClose: () => void;
   f: Formatters;
+  /** More of the day below the trips (the unit's zone entries and exits). */
+  children?: ReactNode;
 }
 
 /**
@@ -139,6 +141,7 @@ export function HistoryBar(props: HistoryBarProps) {
           </select>
         </div>
       )}
+      {props.children}
     </section>
   );
 }

@@ -1,9 +1,14 @@
 import { Suspense, startTransition, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import type { UnitStatus } from '../../../modules/tracking/model';
 import { useBrand } from '../../brands/BrandProvider';
 import { Banner } from '../../components/Form';
 import { errorText, isApiError } from '../../lib/api';
+import { useSecurityUnits } from '../../lib/alarms';
+import type { GeofenceView } from '../../../modules/geofences/model';
+import { useGeofenceEvents, useGeofences } from '../../components/geofences/api';
+import { GeofenceToggle, HistoryZoneEvents, readZonesShown, writeZonesShown, ZoneUnitsPanel } from '../../components/geofences/GeofenceLivePanel';
 import { AddressBook, useAddressBook } from './addresses';
 import { ClusterIndex } from './clusters';
 import { formatters, isoDay } from './format';
@@ -17,6 +22,9 @@ import { EMPTY_FILTER, type FilterChoices, type UnitFilter, UnitPanel, unitMatch
 import { UnitPopup } from './UnitPopup';
 
 const MapCanvas = lazyPreloaded('MapCanvas', () => import('./MapCanvas'));
+
+/** The zones are read once the fleet is drawn, or at the latest this long after the page opened. */
+const ZONES_LATEST_MS = 5000;
 
 /** The side panel and popup re-read the store at most this often (the map itself draws every frame). */
 const PANEL_REFRESH_MS = 1000;
@@ -110,12 +118,29 @@ export default function LiveMap() {
   const [mapFailure, setMapFailure] = useState<string | null>(null);
   const [history, setHistory] = useState<HistoryState | null>(null);
   const handleRef = useRef<MapHandle | null>(null);
+  // The geofence layer: the zones (read again every minute, for who is inside), the one clicked. They are read once the
+  // fleet is on screen: not beside the unit list and the map's code, which the load waits for.
+  const [zonesShown, setZonesShown] = useState(readZonesShown);
+  const [pickedZoneId, setPickedZoneId] = useState<number | null>(null);
+  const [fleetDrawn, setFleetDrawn] = useState(false);
+  const onFleetDrawn = useCallback(() => setFleetDrawn(true), []);
+  useEffect(() => {
+    const timer = setTimeout(onFleetDrawn, ZONES_LATEST_MS);
+    return () => clearTimeout(timer);
+  }, [onFleetDrawn]);
+  const zones = useGeofences('', { enabled: zonesShown && fleetDrawn, refetchInterval: 60_000 });
+  const pickedZone = zonesShown ? zones.data?.find((zone) => zone.id === pickedZoneId) : undefined;
+  const pickZone = useCallback((zone: GeofenceView) => setPickedZoneId(zone.id), []);
   injectCss();
 
   useEffect(() => {
     void store.start();
     return () => store.stop();
   }, [store]);
+
+  // Units with an open security alarm get a red halo (the summary at first, then the socket's alarms messages).
+  const securityUnits = useSecurityUnits();
+  useEffect(() => store.setSecurity(securityUnits), [store, securityUnits]);
 
   useEffect(() => {
     window.__fleetMap = {
@@ -179,6 +204,14 @@ export default function LiveMap() {
     setFocus((previous) => ({ id, seq: (previous?.seq ?? 0) + 1 }));
   }, []);
 
+  // `?unit=` (an alarm's link, from a push notification or a message): that unit, chosen and in view, once loaded.
+  const [searchParams] = useSearchParams();
+  const linkedUnit = Number(searchParams.get('unit'));
+  const loaded = store.loadState === 'ready';
+  useEffect(() => {
+    if (loaded && Number.isInteger(linkedUnit) && linkedUnit > 0 && store.get(linkedUnit)) pick(linkedUnit);
+  }, [loaded, linkedUnit, store, pick]);
+
   // History: load the chosen day.
   const requestedUnit = history?.unitId ?? null;
   const requestedDate = history?.date ?? null;
@@ -195,6 +228,17 @@ export default function LiveMap() {
     );
     return () => abort.abort();
   }, [requestedUnit, requestedDate]);
+
+  // The history's unit's zone entries and exits of its day (the day in this browser's time zone, as the history).
+  const historyDay = useMemo(() => {
+    if (requestedDate === null) return null;
+    const [y, m, d] = requestedDate.split('-').map(Number);
+    return { from: new Date(y!, m! - 1, d!).toISOString(), to: new Date(y!, m! - 1, d! + 1).toISOString() };
+  }, [requestedDate]);
+  const zoneEvents = useGeofenceEvents(
+    { unitId: requestedUnit ?? undefined, from: historyDay?.from, to: historyDay?.to, limit: 1000 },
+    requestedUnit !== null && historyDay !== null,
+  );
 
   const replay: ReplayMarker | null = useMemo(() => {
     if (!history?.view || history.time === null) return null;
@@ -273,9 +317,24 @@ export default function LiveMap() {
                 handleRef.current = handle;
               }}
               popup={popupOf}
+              zones={zonesShown ? (zones.data ?? null) : null}
+              onZonePick={pickZone}
+              zoneEvents={zoneEvents.data ?? null}
+              onFleetDrawn={onFleetDrawn}
             />
           </Suspense>
         )}
+        {!mapFailure && (
+          <GeofenceToggle
+            shown={zonesShown}
+            onChange={(shown) => {
+              setZonesShown(shown);
+              writeZonesShown(shown);
+              if (!shown) setPickedZoneId(null);
+            }}
+          />
+        )}
+        {pickedZone && <ZoneUnitsPanel zone={pickedZone} onClose={() => setPickedZoneId(null)} />}
         <p className={`connection connection-${store.connection}`} role="status" data-testid="connection">
           {t(`map.connection.${store.connection}`)}
         </p>
@@ -295,7 +354,9 @@ export default function LiveMap() {
             onSpeed={(speed) => setHistory((h) => (h ? { ...h, speed } : h))}
             onClose={() => setHistory(null)}
             f={f}
-          />
+          >
+            <HistoryZoneEvents events={zoneEvents.data ?? []} loading={zoneEvents.isPending} />
+          </HistoryBar>
         )}
       </section>
       {selected && mapFailure && popupOf(selected)}

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { UNIT_STATUSES, type UnitStatus } from '../../../modules/tracking/model';
+import { useSecurityUnits } from '../../lib/alarms';
 import type { AddressBook } from './addresses';
 import type { Formatters } from './format';
 import type { TrackedUnit } from './store';
@@ -64,6 +65,7 @@ export interface UnitPanelProps {
 /** Spec §3 and the issue: the searchable, virtualised list of the user's units with filters. */
 export function UnitPanel(props: UnitPanelProps) {
   const { t } = useTranslation();
+  const security = useSecurityUnits();
   const searchId = useId();
   const typeId = useId();
   const departmentId = useId();
@@ -177,14 +179,26 @@ export function UnitPanel(props: UnitPanelProps) {
             return (
               <button
                 type="button"
-                className={`unit-row${unit.id === props.selectedId ? ' selected' : ''}`}
+                className={`unit-row${unit.id === props.selectedId ? ' selected' : ''}${unit.operatingMode === 'theft' || security.includes(unit.id) ? ' theft' : ''}`}
                 aria-pressed={unit.id === props.selectedId}
                 onClick={() => props.onPick(unit.id)}
                 data-unit-id={unit.id}
                 data-status={unit.status}
               >
                 <span className="unit-row-top">
-                  <span className="unit-name">{unit.name}</span>
+                  <span className="unit-name">
+                    {unit.name}
+                    {unit.operatingMode === 'theft' && (
+                      <span className="theft-mark" data-testid="theft-mark">
+                        {t('map.operatingMode.theft')}
+                      </span>
+                    )}
+                    {security.includes(unit.id) && (
+                      <span className="theft-mark" data-testid="security-alarm-mark">
+                        {t('alarms.securityBadge')}
+                      </span>
+                    )}
+                  </span>
                   <span className={`status-text status-${unit.status}`}>
                     <span className="status-dot" aria-hidden="true" />
                     {t(`map.status.${unit.status}`)}

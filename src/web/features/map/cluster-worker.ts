@@ -1,3 +1,4 @@
+import { CLUSTER_MAX_ZOOM, CLUSTER_MIN_POINTS, CLUSTER_RADIUS_PX } from '../../components/map/clustering';
 import { superclusterSource } from './supercluster-source';
 
 /**
@@ -5,9 +6,7 @@ import { superclusterSource } from './supercluster-source';
  * page opens on the map (see `prefetchLiveMap`): a worker takes a few hundred milliseconds to boot on a busy machine.
  */
 
-/** Above this zoom every unit is drawn on its own. */
-export const CLUSTER_MAX_ZOOM = 15;
-const OPTIONS = { radius: 56, maxZoom: CLUSTER_MAX_ZOOM, minPoints: 3 };
+const OPTIONS = { radius: CLUSTER_RADIUS_PX, maxZoom: CLUSTER_MAX_ZOOM, minPoints: CLUSTER_MIN_POINTS };
 /** Rounds of made-up units the worker clusters at start, and units per round (see the worker's warm-up). */
 const WARM_UP_ROUNDS = 6;
 const WARM_UP_POINTS = 500;

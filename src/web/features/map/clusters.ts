@@ -2,7 +2,7 @@ import { startClusterWorker } from './cluster-worker';
 import { takeClusterWorker } from './prefetch';
 import type { TrackedUnit } from './store';
 
-export { CLUSTER_MAX_ZOOM } from './cluster-worker';
+export { CLUSTER_MAX_ZOOM } from '../../components/map/clustering';
 /** A busy fleet re-clusters at most this often; markers drawn on their own move at once in between. */
 export const RECLUSTER_MS = 2000;
 
@@ -27,12 +27,6 @@ export interface ClusterMarker {
   id: number;
   position: [number, number];
   count: number;
-}
-
-export interface ClusterView {
-  clusters: ClusterMarker[];
-  /** Units drawn on their own, with their newest state. */
-  units: TrackedUnit[];
 }
 
 interface BuiltReply {
@@ -175,17 +169,21 @@ export class ClusterIndex {
     this.worker.postMessage({ type: 'view', seq: this.seq, bbox, zoom: z });
   }
 
-  /** The latest answer: clusters, and the units drawn on their own with their newest state. */
-  current(unitOf: (id: number) => TrackedUnit | undefined, include: (unit: TrackedUnit) => boolean): ClusterView {
+  /** The latest answer's clusters. */
+  clusterMarkers(): ClusterMarker[] {
     const clusters: ClusterMarker[] = [];
+    for (const [id, lon, lat, count] of this.view?.clusters ?? []) clusters.push({ kind: 'cluster', id, position: [lon, lat], count });
+    return clusters;
+  }
+
+  /** The latest answer's units drawn on their own, with their newest state. */
+  unitsOnTheirOwn(unitOf: (id: number) => TrackedUnit | undefined, include: (unit: TrackedUnit) => boolean): TrackedUnit[] {
     const units: TrackedUnit[] = [];
-    if (!this.view) return { clusters, units };
-    for (const [id, lon, lat, count] of this.view.clusters) clusters.push({ kind: 'cluster', id, position: [lon, lat], count });
-    for (const id of this.view.ids) {
+    for (const id of this.view?.ids ?? []) {
       const unit = unitOf(id);
       if (unit && unit.lat !== null && unit.lon !== null && include(unit)) units.push(unit);
     }
-    return { clusters, units };
+    return units;
   }
 
   expansionZoom(clusterId: number): Promise<number> {

@@ -15,8 +15,8 @@ const ATLAS_SIZE = 1024;
 
 /**
  * Everything the map draws as a picture of its own (cluster badges, unit badges, unit names), each drawn once
- * by the browser's own 2D renderer into one texture, so that the map draws them all as one textured quad each
- * in one layer. With software WebGL every draw call and every quad's vertices cost: a text layer drew a quad
+ * by the browser's own 2D renderer into one texture, so that the map draws each as one textured quad, in two
+ * layers (the clusters', the units' badges and names). With software WebGL every draw call and every quad's vertices cost: a text layer drew a quad
  * per character and a box per name, a badge took two icon layers, a cluster a circle layer and a text layer.
  * A new picture (a name coming into view, a cluster's new count) is uploaded into its own place of the texture
  * and nothing else: handing deck.gl a new canvas instead made it upload the whole atlas again, tens of
@@ -24,9 +24,12 @@ const ATLAS_SIZE = 1024;
  * their place until the texture is full; then it starts over with the pictures asked for.
  */
 export class PictureAtlas {
-  /** The texture the markers layer draws from; null until the map's WebGL device exists (`attach`). */
+  /** The texture the clusters' and the units' layers draw from; null until the map's WebGL device exists (`attach`). */
   texture: Texture | null = null;
   readonly mapping: IconAtlas['mapping'] = {};
+  /** Counts the texture's fresh starts: a layer built from an earlier one is built again. */
+  generation = 0;
+  private device: Device | null = null;
   private x = 0;
   private y = 0;
   private rowHeight = 0;
@@ -38,8 +41,13 @@ export class PictureAtlas {
     this.size = ATLAS_SIZE * pixelRatio;
   }
 
-  /** Creates the texture on the map's device; pictures drawn before are drawn again on their next use. */
+  /**
+   * Creates the texture on the map's device; pictures drawn before are drawn again on their next use. Each layer
+   * drawing from the atlas attaches it; the same device keeps the texture.
+   */
   attach(device: Device): void {
+    if (this.device === device) return;
+    this.device = device;
     this.texture?.destroy();
     this.texture = device.createTexture({
       width: this.size,
@@ -53,9 +61,11 @@ export class PictureAtlas {
   destroy(): void {
     this.texture?.destroy();
     this.texture = null;
+    this.device = null;
   }
 
   private clear(): void {
+    this.generation += 1;
     for (const key of Object.keys(this.mapping)) delete this.mapping[key];
     this.x = 0;
     this.y = 0;
@@ -88,13 +98,17 @@ export class PictureAtlas {
     return places;
   }
 
-  /** Draws the pictures not drawn yet into their places of the texture. */
-  ensure(pictures: Iterable<Picture>): void {
+  /**
+   * Draws the pictures not drawn yet into their places of the texture. True when the texture had to start over
+   * (the other layers drawing from it are then built again: see `generation`).
+   */
+  ensure(pictures: Iterable<Picture>): boolean {
     const texture = this.texture;
-    if (!texture) return;
+    if (!texture) return false;
     const missing = new Map<string, Picture>();
     for (const picture of pictures) if (!this.mapping[picture.key]) missing.set(picture.key, picture);
-    if (missing.size === 0) return;
+    if (missing.size === 0) return false;
+    const generation = this.generation;
     const list = [...missing.values()];
     let places = this.layout(list, { x: this.x, y: this.y, rowHeight: this.rowHeight });
     if (!places) {
@@ -118,5 +132,6 @@ export class PictureAtlas {
       const anchorY = (picture.anchorY ?? picture.height / 2) * ratio;
       this.mapping[picture.key] = { x: place[0], y: place[1], width, height, anchorY, mask: false };
     });
+    return this.generation !== generation;
   }
 }

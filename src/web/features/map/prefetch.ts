@@ -1,4 +1,4 @@
-import type { Envelope } from '../../../lib/http';
+import type { Envelope } from '../../lib/api';
 import type { TrackedUnitList } from '../../../modules/tracking/model';
 import { PATHS } from '../../lib/paths';
 import { getSession } from '../../lib/session';

@@ -7,6 +7,7 @@ import {
   type TrackedUnitList,
   unitStatus,
 } from '../../../modules/tracking/model';
+import { publishLiveAlarms } from '../../lib/alarms';
 import { api, isApiError, NAVIGATE_EVENT } from '../../lib/api';
 import { PATHS } from '../../lib/paths';
 import { clearSession, getSession, type SessionUser, updateSessionUser } from '../../lib/session';
@@ -39,6 +40,8 @@ export class FleetStore {
   listVersion = 0;
   /** Ids changed since the map last took them (`takeChanged`). */
   private changed = new Set<number>();
+  /** Units with an open security alarm (they stand out on the map). */
+  security: ReadonlySet<number> = new Set();
   loadState: 'loading' | 'ready' | 'error' = 'loading';
   loadError: unknown = null;
   connection: ConnectionState = 'connecting';
@@ -88,6 +91,16 @@ export class FleetStore {
     const taken = this.changed;
     this.changed = new Set();
     return taken;
+  }
+
+  /** The units with an open security alarm now: those that gain or lose one are drawn again. */
+  setSecurity(ids: readonly number[]): void {
+    const next = new Set(ids);
+    const flipped = [...next].filter((id) => !this.security.has(id)).concat([...this.security].filter((id) => !next.has(id)));
+    if (flipped.length === 0) return;
+    for (const id of flipped) this.changed.add(id);
+    this.security = next;
+    this.emit();
   }
 
   /** Loads the list, then opens the live socket with `since` = the list's server time. */
@@ -216,6 +229,8 @@ export class FleetStore {
       this.attempt = 0;
       this.connection = 'live';
       this.emit();
+      // Alarms raised while the socket was closed sent no message: the bell reads its summary again.
+      publishLiveAlarms(null);
     };
     socket.onmessage = (event) => {
       if (typeof event.data !== 'string') return;
@@ -230,6 +245,10 @@ export class FleetStore {
       if (message.type === 'update') this.recordUpdate(message.serverTime, message.units);
       if (message.type === 'catchup' || message.type === 'update') this.apply(message.units);
       else if (message.type === 'reload') this.scheduleReload();
+      else if (message.type === 'alarms') {
+        this.setSecurity(message.security);
+        publishLiveAlarms(message);
+      }
     };
     socket.onclose = (event) => {
       if (this.socket !== socket) return;

@@ -86,6 +86,18 @@ export interface IconAtlas {
   mapping: Record<string, { x: number; y: number; width: number; height: number; anchorY: number; mask: boolean }>;
 }
 
+const iconAtlases = new Map<number, IconAtlas>();
+
+/** The icon atlas at this pixel ratio, drawn once for the page (the fleet's headings and the replay marker use it). */
+export function sharedIconAtlas(pixelRatio: number): IconAtlas {
+  let atlas = iconAtlases.get(pixelRatio);
+  if (!atlas) {
+    atlas = buildIconAtlas(pixelRatio);
+    iconAtlases.set(pixelRatio, atlas);
+  }
+  return atlas;
+}
+
 /**
  * The sprites a unit's badge is made of: the white glyph of its symbol inside a ring telling its status (moving,
  * parked, offline), 12 × 3 cells, which `unitBadgePicture` lays over a disc in the unit's own colour; and the

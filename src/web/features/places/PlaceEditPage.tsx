@@ -20,9 +20,10 @@ import {
 } from '../../../modules/places/model';
 import type { TripApplyRulesResult } from '../../../modules/trips/model';
 import { Banner, Field, SelectField } from '../../components/Form';
+import { UnitPicker } from '../../components/UnitPicker';
 import { errorText, isApiError } from '../../lib/api';
 import { PATHS, placePath } from '../../lib/paths';
-import { NotFoundPage } from '../errors/NotFoundPage';
+import { NotFoundPage } from '../../components/NotFoundPage';
 import { geocode, useApplyRules, usePlace, usePlaces, usePlaceUnits, useSavePlace } from './api';
 import './places.css';
 
@@ -304,22 +305,14 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
               {fieldError('units')}
             </p>
           )}
-          <div className="place-units" data-testid="place-units">
-            {(units.data ?? []).map((unit) => (
-              <label key={unit.ID} className="place-check">
-                <input
-                  type="checkbox"
-                  checked={draft.units.includes(unit.ID)}
-                  onChange={(event) =>
-                    set('units', event.target.checked ? [...draft.units, unit.ID] : draft.units.filter((unitId) => unitId !== unit.ID))
-                  }
-                />
-                {unit.Name}
-                {unit.RegistrationNumber ? <span className="places-muted"> · {unit.RegistrationNumber}</span> : null}
-              </label>
-            ))}
-            {units.data?.length === 0 && <p>{t('places.noUnits')}</p>}
-          </div>
+          <UnitPicker
+            presentation="inline"
+            selectionMode="multiple"
+            units={units.data ?? []}
+            selected={draft.units}
+            onChange={(unitIds) => set('units', unitIds)}
+            testId="place-units"
+          />
         </fieldset>
 
         <fieldset className="place-card" disabled={readOnly}>

@@ -1,10 +1,10 @@
-import type { GeoJSONSource } from 'maplibre-gl';
-import { Map as MapLibre, NavigationControl, ScaleControl } from 'maplibre-gl';
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBrand } from '../../brands/BrandProvider';
-import { applyBaseMap, FOCUS_ZOOM } from '../map/basemap';
-import { prepareMapLibre, webglAvailable } from '../map/maplibre-setup';
+import { FOCUS_ZOOM } from '../../components/map/basemap';
+import { GeoJsonLayer, type SourceLayer } from '../../components/map/GeoJsonLayer';
+import { webglAvailable } from '../../components/map/maplibre-setup';
+import { MapView, useMapScene } from '../../components/map/MapView';
 
 /**
  * A small map for the place form (loaded on demand, like the live map): the place's circle on the brand's base
@@ -37,8 +37,7 @@ export function circlePolygon(latitude: number, longitude: number, radiusM: numb
   return { type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring] } };
 }
 
-function circleData({ latitude, longitude, radiusM, hasPoint }: Pick<PlaceMapProps, 'latitude' | 'longitude' | 'radiusM' | 'hasPoint'>): GeoJSON.FeatureCollection {
-  if (!hasPoint) return { type: 'FeatureCollection', features: [] };
+function circleData(latitude: number, longitude: number, radiusM: number): GeoJSON.FeatureCollection {
   return {
     type: 'FeatureCollection',
     features: [
@@ -56,71 +55,53 @@ function zoomFor(latitude: number, radiusM: number): number {
   return Math.max(3, Math.min(FOCUS_ZOOM + 2, zoom));
 }
 
+const CIRCLE_LAYERS: SourceLayer[] = [
+  { id: 'place-fill', type: 'fill', filter: ['==', '$type', 'Polygon'], paint: { 'fill-color': '#0b5cad', 'fill-opacity': 0.18 } },
+  { id: 'place-outline', type: 'line', filter: ['==', '$type', 'Polygon'], paint: { 'line-color': '#0b5cad', 'line-width': 2 } },
+  {
+    id: 'place-centre',
+    type: 'circle',
+    filter: ['==', '$type', 'Point'],
+    paint: { 'circle-radius': 5, 'circle-color': '#b3261e', 'circle-stroke-color': '#ffffff', 'circle-stroke-width': 2 },
+  },
+];
+
+/** The place's circle and centre, a layer child of the map; the map follows it as it moves or grows. */
+function PlaceCircle({ latitude, longitude, radiusM }: { latitude: number; longitude: number; radiusM: number }) {
+  const { map } = useMapScene();
+  const data = useMemo(() => circleData(latitude, longitude, radiusM), [latitude, longitude, radiusM]);
+  useEffect(() => {
+    map.easeTo({ center: [longitude, latitude], zoom: zoomFor(latitude, radiusM), duration: 300 });
+  }, [map, latitude, longitude, radiusM]);
+  return <GeoJsonLayer id="place" data={data} layers={CIRCLE_LAYERS} />;
+}
+
 export default function PlaceMap(props: PlaceMapProps) {
   const { i18n } = useTranslation();
   const brand = useBrand();
-  const container = useRef<HTMLDivElement>(null);
-  const mapRef = useRef<MapLibre | null>(null);
-  const propsRef = useRef(props);
-  propsRef.current = props;
-
-  useEffect(() => {
-    const node = container.current;
-    if (!node || !webglAvailable()) return;
-    prepareMapLibre();
-    const start = propsRef.current;
-    const map = new MapLibre({
-      container: node,
-      style: { version: 8, sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#dfe7ef' } }] },
-      center: [start.longitude, start.latitude],
-      zoom: start.hasPoint ? zoomFor(start.latitude, start.radiusM) : FOCUS_ZOOM - 1,
-      attributionControl: false,
-    });
-    mapRef.current = map;
-    map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
-    map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
-    // A new style drops our layers: add them again whenever a style has loaded.
-    const addCircle = () => {
-      if (map.getSource('place')) return;
-      map.addSource('place', { type: 'geojson', data: circleData(propsRef.current) });
-      map.addLayer({ id: 'place-fill', type: 'fill', source: 'place', filter: ['==', '$type', 'Polygon'], paint: { 'fill-color': '#0b5cad', 'fill-opacity': 0.18 } });
-      map.addLayer({ id: 'place-outline', type: 'line', source: 'place', filter: ['==', '$type', 'Polygon'], paint: { 'line-color': '#0b5cad', 'line-width': 2 } });
-      map.addLayer({
-        id: 'place-centre',
-        type: 'circle',
-        source: 'place',
-        filter: ['==', '$type', 'Point'],
-        paint: { 'circle-radius': 5, 'circle-color': '#b3261e', 'circle-stroke-color': '#ffffff', 'circle-stroke-width': 2 },
-      });
-    };
-    map.on('style.load', addCircle);
-    map.on('click', (event) => {
-      if (propsRef.current.readOnly) return;
-      propsRef.current.onPick(Math.round(event.lngLat.lat * 1e6) / 1e6, Math.round(event.lngLat.lng * 1e6) / 1e6);
-    });
-    const abort = new AbortController();
-    applyBaseMap(map, node, { subsiteId: brand.subsiteId, language: i18n.language, signal: abort.signal });
-    const resize = new ResizeObserver(() => map.resize());
-    resize.observe(node);
-    return () => {
-      abort.abort();
-      resize.disconnect();
-      map.remove();
-      mapRef.current = null;
-    };
-    // The map is built once; later props go through the effect below.
-  }, [brand.subsiteId, i18n.language]);
-
-  const { latitude, longitude, radiusM, hasPoint } = props;
-  useEffect(() => {
-    const map = mapRef.current;
-    if (!map) return;
-    (map.getSource('place') as GeoJSONSource | undefined)?.setData(circleData({ latitude, longitude, radiusM, hasPoint }));
-    if (hasPoint) map.easeTo({ center: [longitude, latitude], zoom: zoomFor(latitude, radiusM), duration: 300 });
-  }, [latitude, longitude, radiusM, hasPoint]);
-
   if (typeof document !== 'undefined' && !webglAvailable()) {
     return <p className="places-hint">{props.label}</p>;
   }
-  return <div ref={container} className="place-map" role="application" aria-label={props.label} data-testid="place-map" />;
+  const pick = ({ lat, lng }: { lat: number; lng: number }) => {
+    if (props.readOnly) return;
+    props.onPick(Math.round(lat * 1e6) / 1e6, Math.round(lng * 1e6) / 1e6);
+  };
+  return (
+    // A new brand or language builds the map anew (its base map follows both).
+    <MapView
+      key={`${brand.subsiteId}|${i18n.language}`}
+      center={[props.longitude, props.latitude]}
+      zoom={props.hasPoint ? zoomFor(props.latitude, props.radiusM) : FOCUS_ZOOM - 1}
+      subsiteId={brand.subsiteId}
+      language={i18n.language}
+      label={props.label}
+      role="application"
+      className="place-map"
+      testId="place-map"
+      attribution={false}
+      onClick={pick}
+    >
+      {props.hasPoint && <PlaceCircle latitude={props.latitude} longitude={props.longitude} radiusM={props.radiusM} />}
+    </MapView>
+  );
 }

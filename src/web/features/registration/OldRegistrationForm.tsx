@@ -9,6 +9,7 @@ import { useDialogs } from '../../components/Dialogs';
 import { CheckboxField, Field } from '../../components/Form';
 import { api, errorText, isApiError } from '../../lib/api';
 import { setFlash } from '../../lib/flash';
+import { requestCarInfoOnboarding } from '../../lib/onboarding';
 import { PATHS } from '../../lib/paths';
 import { check, type FieldMessages } from '../../lib/validation';
 
@@ -111,6 +112,8 @@ export function OldRegistrationForm() {
     try {
       await api.post('/api/register', body);
       setFlash('registered');
+      // The first sign-in opens the car info form for the registered tracker.
+      requestCarInfoOnboarding();
       navigate(PATHS.login, { replace: true });
     } catch (caught) {
       if (isApiError(caught) && Object.keys(caught.fields).length > 0) {

@@ -10,6 +10,7 @@ import { useDialogs } from '../../components/Dialogs';
 import { CheckboxField, Field, SelectField } from '../../components/Form';
 import { api, errorText, isApiError } from '../../lib/api';
 import { setFlash } from '../../lib/flash';
+import { requestCarInfoOnboarding } from '../../lib/onboarding';
 import { currentLanguage, translateMessage } from '../../lib/i18n';
 import { PATHS } from '../../lib/paths';
 import { countryByCode, countryName, countryOptions } from './countries';
@@ -156,6 +157,8 @@ export function RegistrationWizard() {
       stopSaving.current = true;
       clearProgress();
       setFlash('registered');
+      // The first sign-in opens the car info form for the registered tracker.
+      requestCarInfoOnboarding();
       navigate(PATHS.login, { replace: true });
     } catch (caught) {
       if (isApiError(caught) && Object.keys(caught.fields).length > 0) {

@@ -1,14 +1,20 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import type { CongestionDay, CongestionReport } from '../../../modules/reports/model';
-import { SelectField } from '../../components/Form';
+import type { CongestionPassage, CongestionReport } from '../../../modules/reports/model';
+import { ColumnChooser, type DataColumn, DataTable } from '../../components/DataTable';
+import { PeriodPicker } from '../../components/PeriodPicker';
+import { UnitPicker } from '../../components/UnitPicker';
 import { errorText } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
-import { TriplogTabs } from '../triplog/TriplogTabs';
+import { TriplogTabs } from '../../components/TriplogTabs';
+import { type TableView, useTableView } from '../../lib/table-view';
 import { type ReportPeriod, useCongestionReport, useReportUnits } from './api';
 import { congestionCsv } from './csv';
 import './congestion.css';
+
+const DEFAULT_VIEW: TableView = { sorting: [], hidden: [] };
+type DatedPassage = CongestionPassage & { date: string };
 
 /** Above this many days the chart shows only the days with passages. */
 const CHART_ALL_DAYS_MAX = 62;
@@ -107,6 +113,33 @@ export function CongestionReportPage() {
   const cityText = (city: string) => t(`congestion.city.${city}`);
 
   const loadError = period && query.isError ? errorText(query.error) : null;
+  const view = useTableView('congestion', DEFAULT_VIEW);
+  const [choosingColumns, setChoosingColumns] = useState(false);
+  const passages = useMemo(() => (report?.days ?? []).flatMap((day) => day.passages.map((passage) => ({ ...passage, date: day.date }))), [report]);
+  // Passages stay in the order they were driven, under their day; columns may be hidden per user.
+  const columns: DataColumn<DatedPassage>[] = [
+    { id: 'time', header: t('congestion.time'), canHide: false, minRem: 5, cell: (p) => p.localTime },
+    {
+      id: 'station',
+      header: t('congestion.station'),
+      rowHeader: true,
+      canHide: false,
+      minRem: 10,
+      cell: (p) => (
+        <>
+          <div>{p.station}</div>
+          <div className="congestion-sub">
+            {cityText(p.city)}
+            {p.zone === 'essingeleden' ? ` · ${t('congestion.essingeleden')}` : ''}
+          </div>
+        </>
+      ),
+    },
+    { id: 'trip', header: t('congestion.trip'), minRem: 7, cell: (p) => (p.private ? <span className="congestion-badge">{tripText(p.tripType)}</span> : tripText(p.tripType)) },
+    { id: 'tariff', header: t('congestion.tariff'), align: 'end', minRem: 5, cell: (p) => money(p.tariff) },
+    { id: 'amount', header: t('congestion.amount'), align: 'end', canHide: false, minRem: 5, cell: (p) => money(p.amount) },
+    { id: 'note', header: t('congestion.note'), minRem: 10, cell: (p) => <span className="congestion-sub">{reasonText(p.reason)}</span> },
+  ];
 
   function download() {
     if (!report) return;
@@ -137,11 +170,12 @@ export function CongestionReportPage() {
       <TriplogTabs />
 
       <div className="congestion-filters">
-        <SelectField
+        <UnitPicker
           label={t('congestion.unit')}
-          value={unitId === null ? '' : String(unitId)}
-          onChange={(value) => setUnitId(Number(value))}
-          options={(units.data ?? []).map((unit) => ({ value: String(unit.ID), label: unit.Name }))}
+          units={units.data ?? []}
+          selectionMode="single"
+          selected={unitId === null ? [] : [unitId]}
+          onChange={([id]) => id !== undefined && setUnitId(id)}
           testId="congestion-unit"
         />
         <div className="field">
@@ -161,18 +195,22 @@ export function CongestionReportPage() {
             }}
           />
         </div>
-        <div className="field">
-          <label className="field-label" htmlFor="congestion-from">
-            {t('congestion.from')}
-          </label>
-          <input id="congestion-from" className="field-input" type="date" value={from ?? ''} onChange={(event) => event.target.value && setFrom(event.target.value)} />
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor="congestion-to">
-            {t('congestion.to')}
-          </label>
-          <input id="congestion-to" className="field-input" type="date" value={to ?? ''} onChange={(event) => event.target.value && setTo(event.target.value)} />
-        </div>
+        <PeriodPicker
+          from={from}
+          to={to}
+          fromLabel={t('congestion.from')}
+          toLabel={t('congestion.to')}
+          idPrefix="congestion"
+          invalid={rangeError !== null}
+          onChange={(period) => {
+            // A day field being cleared keeps the day it had, as the report always has a period.
+            if (period.from) setFrom(period.from);
+            if (period.to) setTo(period.to);
+          }}
+        />
+        <Button className="btn btn-secondary" onPress={() => setChoosingColumns(true)} isDisabled={!view.ready} data-testid="congestion-columns">
+          {t('table.columns')}
+        </Button>
         <Button className="btn btn-secondary" isDisabled={!report || report.days.length === 0} onPress={download} data-testid="congestion-csv">
           {t('congestion.downloadCsv')}
         </Button>
@@ -217,72 +255,45 @@ export function CongestionReportPage() {
             <>
               <DayChart report={report} money={money} dayLabel={dayLabel} />
               {anyCapped && <p className="congestion-hint">{t('congestion.capNote')}</p>}
-              <div className="congestion-table-wrap">
-                <table className="congestion-table" data-testid="congestion-table">
-                  <caption className="visually-hidden">{t('congestion.tableCaption', { unit: unitName, from: report.from, to: report.to })}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t('congestion.time')}</th>
-                      <th scope="col">{t('congestion.station')}</th>
-                      <th scope="col">{t('congestion.trip')}</th>
-                      <th scope="col" className="num">
-                        {t('congestion.tariff')}
-                      </th>
-                      <th scope="col" className="num">
-                        {t('congestion.amount')}
-                      </th>
-                      <th scope="col">{t('congestion.note')}</th>
-                    </tr>
-                  </thead>
-                  {report.days.map((day: CongestionDay) => (
-                    <tbody key={day.date} data-testid={`congestion-day-${day.date}`}>
-                      <tr className="congestion-day-row">
-                        <th scope="rowgroup" colSpan={4}>
-                          {dayLabel(day.date)}
-                        </th>
-                        <td className="num" data-testid={`congestion-day-total-${day.date}`}>
-                          {money(day.total)}
-                        </td>
-                        <td>{day.cities.some((c) => c.capped) ? t('congestion.dayCapped', { cap: money(Math.max(...day.cities.map((c) => c.cap))) }) : ''}</td>
-                      </tr>
-                      {day.passages.map((p) => (
-                        <tr key={`${p.time}-${p.station}`} className={p.private ? 'congestion-private' : undefined} data-testid="congestion-passage">
-                          <td>{p.localTime}</td>
-                          <td>
-                            <div>{p.station}</div>
-                            <div className="congestion-sub">
-                              {cityText(p.city)}
-                              {p.zone === 'essingeleden' ? ` · ${t('congestion.essingeleden')}` : ''}
-                            </div>
-                          </td>
-                          <td>
-                            {p.private ? <span className="congestion-badge">{tripText(p.tripType)}</span> : tripText(p.tripType)}
-                          </td>
-                          <td className="num">{money(p.tariff)}</td>
-                          <td className="num">{money(p.amount)}</td>
-                          <td className="congestion-sub">{reasonText(p.reason)}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  ))}
-                  <tfoot>
-                    <tr>
-                      <th scope="row" colSpan={4}>
-                        {t('congestion.periodTotal')}
-                      </th>
-                      <td className="num" data-testid="congestion-table-total">
-                        {money(report.total)}
-                      </td>
-                      <td />
-                    </tr>
-                  </tfoot>
-                </table>
-              </div>
+              <DataTable
+                label={t('congestion.tableCaption', { unit: unitName, from: report.from, to: report.to })}
+                rows={passages}
+                columns={columns}
+                rowId={(passage) => `${passage.date}-${passage.time}-${passage.station}`}
+                view={view}
+                groups={{
+                  key: (passage) => passage.date,
+                  header: (date) => {
+                    const day = report.days.find((candidate) => candidate.date === date)!;
+                    return (
+                      <>
+                        <span>{dayLabel(date)}</span>
+                        <span>
+                          {day.cities.some((c) => c.capped) && (
+                            <span className="congestion-sub">{t('congestion.dayCapped', { cap: money(Math.max(...day.cities.map((c) => c.cap))) })} · </span>
+                          )}
+                          <span data-testid={`congestion-day-total-${date}`}>{money(day.total)}</span>
+                        </span>
+                      </>
+                    );
+                  },
+                }}
+                rowProps={(passage) => ({ 'data-testid': 'congestion-passage', className: passage.private ? 'congestion-private' : undefined })}
+                footer={
+                  <>
+                    <span>{t('congestion.periodTotal')}</span>
+                    <span data-testid="congestion-table-total">{money(report.total)}</span>
+                  </>
+                }
+                testId="congestion-table"
+                className="congestion-table"
+              />
             </>
           )}
           <p className="congestion-source">{t('congestion.source')}</p>
         </>
       )}
+      <ColumnChooser columns={columns} view={view} isOpen={choosingColumns} onClose={() => setChoosingColumns(false)} title={t('table.columns')} />
     </div>
   );
 }

@@ -1,27 +1,32 @@
 import { Button, Header, Menu, MenuItem, MenuSection, MenuTrigger, Popover } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { useDialogs } from '../../components/Dialogs';
+import { DownloadProgress, useDownload } from '../../components/DownloadProgress';
 import { errorText } from '../../lib/api';
-import { downloadTripExport, EXPORT_FORMATS, EXPORT_VARIANTS, type ExportFormat, type ExportVariant } from './export';
+import { EXPORT_FORMATS, EXPORT_VARIANTS, type ExportFormat, type ExportVariant, type TripExportRequest, tripExportFallbackName, tripExportUrl } from './export';
 
 /**
  * Export of the trip log shown (one unit, the chosen period): PDF, CSV or Excel, as the Swedish körjournal, the
- * Norwegian kjørebok or the UK (HMRC) mileage log. A failure (e.g. no trips in the period) shows the server's message.
+ * Norwegian kjørebok or the UK (HMRC) mileage log, with the download's progress beside the button (a year's PDF takes
+ * seconds). A failure (e.g. no trips in the period) shows the server's message.
  */
 export function ExportMenu({ unitId, from, to, isDisabled }: { unitId: number | null; from?: string; to?: string; isDisabled?: boolean }) {
   const { t } = useTranslation();
   const dialogs = useDialogs();
+  const download = useDownload();
 
   async function run(format: ExportFormat, variant: ExportVariant) {
     if (unitId === null) return;
+    const request: TripExportRequest = { unitId, from, to, format, variant };
     try {
-      await downloadTripExport({ unitId, from, to, format, variant });
+      await download.start(tripExportUrl(request), tripExportFallbackName(request));
     } catch (error) {
       await dialogs.showError(errorText(error), t('tripExport.failed'));
     }
   }
 
   return (
+    <>
     <MenuTrigger>
       <Button className="btn btn-secondary" isDisabled={isDisabled || unitId === null} data-testid="triplog-export">
         {t('tripExport.button')}
@@ -57,5 +62,7 @@ export function ExportMenu({ unitId, from, to, isDisabled }: { unitId: number | 
         </Menu>
       </Popover>
     </MenuTrigger>
+    <DownloadProgress download={download} />
+    </>
   );
 }

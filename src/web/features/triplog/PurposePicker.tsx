@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Button, ComboBox, Input, ListBox, ListBoxItem, Popover } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import type { DefaultPurpose } from '../../../modules/accounts/purposes';
+import type { DefaultPurpose } from '../../../modules/accounts/model';
 
 /**
  * Spec §3/§4/§5: a trip's purpose is one of the account's default purposes or free text of at most 100 characters.

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import type { DefaultPurpose } from '../../../modules/accounts/purposes';
+import type { DefaultPurpose } from '../../../modules/accounts/model';
 import { PURPOSE_MAX } from '../../../modules/trips/model';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { CheckboxField, Field } from '../../components/Form';
@@ -13,9 +13,9 @@ const DESCRIPTION_MAX = 500;
 /**
  * Account settings, default purposes (spec §2, §3, §5, §6): the account's purposes; administrators add, rename, describe
  * and delete them and decide whether ordinary users may add; an ordinary user adds only when allowed. Names are unique
- * (server-checked).
+ * (server-checked). The editor is shown in the trip log's dialog and on the account settings screen.
  */
-export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => void }) {
+export function PurposesEditor() {
   const { t } = useTranslation();
   const dialogs = useDialogs();
   const catalog = usePurposes();
@@ -31,7 +31,7 @@ export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: 
   });
 
   return (
-    <AppDialog isOpen={isOpen} onOpenChange={(open) => !open && onClose()} title={t('triplog.purposes.title')} className="modal--wide">
+    <>
       <p className="field-description">{t('triplog.purposes.intro')}</p>
       {data && data.purposes.length === 0 && <p className="triplog-muted">{t('triplog.purposes.empty')}</p>}
       {data && data.purposes.length > 0 && (
@@ -102,6 +102,15 @@ export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: 
         </div>
       )}
 
+    </>
+  );
+}
+
+export function PurposesDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <AppDialog isOpen={isOpen} onOpenChange={(open) => !open && onClose()} title={t('triplog.purposes.title')} className="modal--wide">
+      <PurposesEditor />
       <div className="dialog-actions">
         <Button className="btn btn-secondary" onPress={onClose}>
           {t('triplog.purposes.close')}

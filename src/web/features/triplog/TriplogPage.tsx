@@ -2,10 +2,14 @@ import { useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { PURPOSE_MAX, NOTE_MAX, TRIP_TYPES, type TripLogEntry, type TripType } from '../../../modules/trips/model';
+import { ColumnChooser, type DataColumn, DataTable } from '../../components/DataTable';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { SelectField } from '../../components/Form';
+import { PeriodPicker } from '../../components/PeriodPicker';
+import { UnitPicker } from '../../components/UnitPicker';
 import { errorText } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
+import { type TableView, useTableView } from '../../lib/table-view';
 import {
   type TripPeriod,
   useAttestedTrips,
@@ -25,9 +29,11 @@ import { ExportMenu } from './ExportMenu';
 import { PairSummary } from './PairSummary';
 import { PurposePicker } from './PurposePicker';
 import { PurposesDialog } from './PurposesDialog';
-import { TriplogTabs } from './TriplogTabs';
+import { TriplogTabs } from '../../components/TriplogTabs';
 import { monthOf, rangeProblem } from './range';
 import './triplog.css';
+
+const DEFAULT_VIEW: TableView = { sorting: [], hidden: [] };
 
 /** Trips per page; the bulk type applies to the trips of the page shown. */
 const PAGE_SIZE = 50;
@@ -130,6 +136,8 @@ export function TriplogPage() {
   const [showPairs, setShowPairs] = useState(false);
   const [purposesOpen, setPurposesOpen] = useState(false);
   const [attestMonth, setAttestMonth] = useState('');
+  const [choosingColumns, setChoosingColumns] = useState(false);
+  const view = useTableView('triplog', DEFAULT_VIEW);
 
   useEffect(() => {
     if (unitId === null && units.data?.[0]) setUnitId(units.data[0].ID);
@@ -186,13 +194,141 @@ export function TriplogPage() {
     }
   }
 
-  const toggle = (id: number, on: boolean) =>
-    setSelected((current) => {
-      const next = new Set(current);
-      if (on) next.add(id);
-      else next.delete(id);
-      return next;
-    });
+  const selectedKeys = useMemo(() => new Set([...selected].map(String)), [selected]);
+  // Trips stay in the order they were driven (the trip log's legal order); columns may be hidden per user.
+  const columns: DataColumn<TripLogEntry>[] = [
+    {
+      id: 'start',
+      header: t('triplog.start'),
+      canHide: false,
+      rowHeader: true,
+      minRem: 9,
+      cell: (trip) => (
+        <>
+          <div className="triplog-when">{time(trip.startTime)}</div>
+          <div className="triplog-address">{trip.startAddress ?? '–'}</div>
+          {locked.has(trip.id) && (
+            <span className="triplog-lock" data-testid={`trip-locked-${trip.id}`}>
+              {LOCK_ICON}
+              {t('triplog.attested')}
+            </span>
+          )}
+        </>
+      ),
+    },
+    {
+      id: 'stop',
+      header: t('triplog.stop'),
+      minRem: 9,
+      cell: (trip) => (
+        <>
+          <div className="triplog-when">{time(trip.stopTime)}</div>
+          <div className="triplog-address">{trip.stopAddress ?? '–'}</div>
+        </>
+      ),
+    },
+    { id: 'distance', header: t('triplog.distance'), align: 'end', minRem: 5, cell: (trip) => `${km(trip.distanceM)} km` },
+    { id: 'odometer', header: t('triplog.odometer'), minRem: 7, cell: (trip) => `${km(trip.odometerStartM)} – ${km(trip.odometerStopM)}` },
+    {
+      id: 'type',
+      header: t('triplog.typeColumn'),
+      canHide: false,
+      minRem: 8,
+      cell: (trip) =>
+        locked.has(trip.id) ? (
+          <span className={`triplog-type triplog-type--${trip.type}`} data-testid={`trip-type-${trip.id}`}>
+            {t(`triplog.type.${trip.type}`)}
+          </span>
+        ) : (
+          <SelectField
+            hideLabel
+            label={t('triplog.typeOf', { time: time(trip.startTime) })}
+            value={trip.type}
+            onChange={(value) => void attempt(() => update.mutateAsync({ id: trip.id, type: value as TripType }))}
+            options={typeOptions}
+            testId={`trip-type-${trip.id}`}
+          />
+        ),
+    },
+    {
+      id: 'purpose',
+      header: t('triplog.purpose'),
+      minRem: 9,
+      cell: (trip) =>
+        locked.has(trip.id) ? (
+          <span className="triplog-readonly" data-testid={`trip-purpose-${trip.id}`}>
+            {trip.purpose ?? '–'}
+          </span>
+        ) : (
+          <PurposePicker
+            label={t('triplog.purposeOf', { time: time(trip.startTime) })}
+            value={trip.purpose}
+            purposes={defaultPurposes}
+            max={PURPOSE_MAX}
+            testId={`trip-purpose-${trip.id}`}
+            onSave={(text) => void attempt(() => update.mutateAsync({ id: trip.id, purpose: text }))}
+          />
+        ),
+    },
+    {
+      id: 'note',
+      header: t('triplog.note'),
+      minRem: 8,
+      cell: (trip) =>
+        locked.has(trip.id) ? (
+          <span className="triplog-readonly" data-testid={`trip-note-${trip.id}`}>
+            {trip.note ?? '–'}
+          </span>
+        ) : (
+          <TextCell
+            label={t('triplog.noteOf', { time: time(trip.startTime) })}
+            value={trip.note}
+            max={NOTE_MAX}
+            testId={`trip-note-${trip.id}`}
+            onSave={(text) => void attempt(() => update.mutateAsync({ id: trip.id, note: text }))}
+          />
+        ),
+    },
+    {
+      id: 'driver',
+      header: t('triplog.driver'),
+      minRem: 7,
+      cell: (trip) =>
+        locked.has(trip.id) ? (
+          <span className="triplog-readonly" data-testid={`trip-driver-${trip.id}`}>
+            {trip.driverName ?? t('triplog.noDriver')}
+          </span>
+        ) : (
+          <Button className="btn btn-link" onPress={() => setDriverTrip(trip)} data-testid={`trip-driver-${trip.id}`}>
+            {trip.driverName ?? t('triplog.noDriver')}
+            <span className="visually-hidden"> ({t('triplog.driverOf', { time: time(trip.startTime) })})</span>
+          </Button>
+        ),
+    },
+    {
+      id: 'actions',
+      header: t('triplog.actions'),
+      headerHidden: true,
+      canHide: false,
+      minRem: 5,
+      cell: (trip) =>
+        trip.merged &&
+        !locked.has(trip.id) && (
+          <Button
+            className="btn btn-secondary triplog-small"
+            onPress={() =>
+              void attempt(async () => {
+                await split.mutateAsync(trip.id);
+                setSelected(new Set());
+              })
+            }
+            aria-label={t('triplog.splitTrip', { time: time(trip.startTime) })}
+          >
+            {t('triplog.split')}
+          </Button>
+        ),
+    },
+  ];
 
   const listError = period && list.isError ? errorText(list.error) : null;
   const allDistance = data?.totals.all.distanceM ?? 0;
@@ -205,6 +341,9 @@ export function TriplogPage() {
           <Button className="btn btn-secondary" onPress={() => setPurposesOpen(true)} data-testid="purposes-open">
             {t('triplog.purposes.open')}
           </Button>
+          <Button className="btn btn-secondary" onPress={() => setChoosingColumns(true)} isDisabled={!view.ready} data-testid="triplog-columns">
+            {t('table.columns')}
+          </Button>
           <ExportMenu unitId={unitId} from={from} to={to} isDisabled={problem !== null} />
         </div>
       </div>
@@ -212,51 +351,33 @@ export function TriplogPage() {
       <TriplogTabs />
 
       <div className="triplog-filters">
-        <SelectField
+        <UnitPicker
           label={t('triplog.unit')}
-          value={unitId === null ? '' : String(unitId)}
-          onChange={(value) => {
-            setUnitId(Number(value));
+          units={units.data ?? []}
+          selectionMode="single"
+          selected={unitId === null ? [] : [unitId]}
+          onChange={([id]) => {
+            if (id === undefined) return;
+            setUnitId(id);
             setSelected(new Set());
             setPage(0);
           }}
-          options={(units.data ?? []).map((unit) => ({ value: String(unit.ID), label: unit.Name }))}
           testId="triplog-unit"
         />
-        <div className="field">
-          <label className="field-label" htmlFor="triplog-from">
-            {t('triplog.from')}
-          </label>
-          <input
-            id="triplog-from"
-            className="field-input"
-            type="date"
-            value={from ?? ''}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? 'triplog-range-error' : undefined}
-            onChange={(event) => {
-              setFrom(event.target.value || '');
-              setPage(0);
-            }}
-          />
-        </div>
-        <div className="field">
-          <label className="field-label" htmlFor="triplog-to">
-            {t('triplog.to')}
-          </label>
-          <input
-            id="triplog-to"
-            className="field-input"
-            type="date"
-            value={to ?? ''}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? 'triplog-range-error' : undefined}
-            onChange={(event) => {
-              setTo(event.target.value || '');
-              setPage(0);
-            }}
-          />
-        </div>
+        <PeriodPicker
+          from={from}
+          to={to}
+          fromLabel={t('triplog.from')}
+          toLabel={t('triplog.to')}
+          idPrefix="triplog"
+          invalid={problem !== null}
+          errorId="triplog-range-error"
+          onChange={(period) => {
+            setFrom(period.from);
+            setTo(period.to);
+            setPage(0);
+          }}
+        />
         <Button
           className="btn btn-secondary"
           onPress={() => {
@@ -350,142 +471,21 @@ export function TriplogPage() {
               <p className="triplog-muted">{t('triplog.noDataHint')}</p>
             </div>
           ) : (
-            <div className="triplog-table-wrap">
-              <table className="triplog-table">
-                <caption className="visually-hidden">{t('triplog.title')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">
-                      <span className="visually-hidden">{t('triplog.select')}</span>
-                    </th>
-                    <th scope="col">{t('triplog.start')}</th>
-                    <th scope="col">{t('triplog.stop')}</th>
-                    <th scope="col" className="num">
-                      {t('triplog.distance')}
-                    </th>
-                    <th scope="col">{t('triplog.odometer')}</th>
-                    <th scope="col">{t('triplog.typeColumn')}</th>
-                    <th scope="col">{t('triplog.purpose')}</th>
-                    <th scope="col">{t('triplog.note')}</th>
-                    <th scope="col">{t('triplog.driver')}</th>
-                    <th scope="col">
-                      <span className="visually-hidden">{t('triplog.actions')}</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {shown.map((trip: TripLogEntry) => {
-                    const when = time(trip.startTime);
-                    const isLocked = locked.has(trip.id);
-                    return (
-                      <tr key={trip.id} data-testid={`trip-row-${trip.id}`} className={isLocked ? 'triplog-row--locked' : undefined}>
-                        <td>
-                          <input
-                            type="checkbox"
-                            aria-label={t('triplog.selectTrip', { time: when })}
-                            checked={selected.has(trip.id)}
-                            onChange={(event) => toggle(trip.id, event.target.checked)}
-                          />
-                        </td>
-                        <td>
-                          <div className="triplog-when">{when}</div>
-                          <div className="triplog-address">{trip.startAddress ?? '–'}</div>
-                          {isLocked && (
-                            <span className="triplog-lock" data-testid={`trip-locked-${trip.id}`}>
-                              {LOCK_ICON}
-                              {t('triplog.attested')}
-                            </span>
-                          )}
-                        </td>
-                        <td>
-                          <div className="triplog-when">{time(trip.stopTime)}</div>
-                          <div className="triplog-address">{trip.stopAddress ?? '–'}</div>
-                        </td>
-                        <td className="num">{km(trip.distanceM)} km</td>
-                        <td>
-                          {km(trip.odometerStartM)} – {km(trip.odometerStopM)}
-                        </td>
-                        <td>
-                          {isLocked ? (
-                            <span className={`triplog-type triplog-type--${trip.type}`} data-testid={`trip-type-${trip.id}`}>
-                              {t(`triplog.type.${trip.type}`)}
-                            </span>
-                          ) : (
-                            <SelectField
-                              hideLabel
-                              label={t('triplog.typeOf', { time: when })}
-                              value={trip.type}
-                              onChange={(value) => void attempt(() => update.mutateAsync({ id: trip.id, type: value as TripType }))}
-                              options={typeOptions}
-                              testId={`trip-type-${trip.id}`}
-                            />
-                          )}
-                        </td>
-                        <td>
-                          {isLocked ? (
-                            <span className="triplog-readonly" data-testid={`trip-purpose-${trip.id}`}>
-                              {trip.purpose ?? '–'}
-                            </span>
-                          ) : (
-                            <PurposePicker
-                              label={t('triplog.purposeOf', { time: when })}
-                              value={trip.purpose}
-                              purposes={defaultPurposes}
-                              max={PURPOSE_MAX}
-                              testId={`trip-purpose-${trip.id}`}
-                              onSave={(text) => void attempt(() => update.mutateAsync({ id: trip.id, purpose: text }))}
-                            />
-                          )}
-                        </td>
-                        <td>
-                          {isLocked ? (
-                            <span className="triplog-readonly" data-testid={`trip-note-${trip.id}`}>
-                              {trip.note ?? '–'}
-                            </span>
-                          ) : (
-                            <TextCell
-                              label={t('triplog.noteOf', { time: when })}
-                              value={trip.note}
-                              max={NOTE_MAX}
-                              testId={`trip-note-${trip.id}`}
-                              onSave={(text) => void attempt(() => update.mutateAsync({ id: trip.id, note: text }))}
-                            />
-                          )}
-                        </td>
-                        <td>
-                          {isLocked ? (
-                            <span className="triplog-readonly" data-testid={`trip-driver-${trip.id}`}>
-                              {trip.driverName ?? t('triplog.noDriver')}
-                            </span>
-                          ) : (
-                            <Button className="btn btn-link" onPress={() => setDriverTrip(trip)} data-testid={`trip-driver-${trip.id}`}>
-                              {trip.driverName ?? t('triplog.noDriver')}
-                              <span className="visually-hidden"> ({t('triplog.driverOf', { time: when })})</span>
-                            </Button>
-                          )}
-                        </td>
-                        <td>
-                          {trip.merged && !isLocked && (
-                            <Button
-                              className="btn btn-secondary triplog-small"
-                              onPress={() =>
-                                void attempt(async () => {
-                                  await split.mutateAsync(trip.id);
-                                  setSelected(new Set());
-                                })
-                              }
-                              aria-label={t('triplog.splitTrip', { time: when })}
-                            >
-                              {t('triplog.split')}
-                            </Button>
-                          )}
-                        </td>
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              label={t('triplog.title')}
+              rows={shown}
+              columns={columns}
+              rowId={(trip) => String(trip.id)}
+              view={view}
+              selection={{
+                selected: selectedKeys,
+                onChange: (next) => setSelected(new Set([...next].map(Number))),
+                rowLabel: (trip) => t('triplog.selectTrip', { time: time(trip.startTime) }),
+              }}
+              rowProps={(trip) => ({ 'data-testid': `trip-row-${trip.id}`, className: locked.has(trip.id) ? 'triplog-row--locked' : undefined })}
+              testId="triplog-table"
+              className="triplog-table"
+            />
           )}
 
           <DriverDialog trip={driverTrip} when={driverTrip ? time(driverTrip.startTime) : ''} onClose={() => setDriverTrip(null)} attempt={attempt} />
@@ -505,6 +505,7 @@ export function TriplogPage() {
       )}
 
       <PurposesDialog isOpen={purposesOpen} onClose={() => setPurposesOpen(false)} />
+      <ColumnChooser columns={columns} view={view} isOpen={choosingColumns} onClose={() => setChoosingColumns(false)} title={t('table.columns')} />
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { DefaultPurpose, PurposeCatalog } from '../../../modules/accounts/purposes';
+import type { DefaultPurpose, PurposeCatalog } from '../../../modules/accounts/model';
 import type { TripAttestView, TripCheckInResult, TripDriver, TripList, TripMergeInput, TripType, TripUpdateInput } from '../../../modules/trips/model';
-import type { TripLockState } from '../../../modules/trips/summaries';
+import type { TripLockState } from '../../../modules/trips/model';
 import type { UnitView } from '../../../modules/units/model';
 import { api, request } from '../../lib/api';
 

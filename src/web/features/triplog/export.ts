@@ -1,14 +1,11 @@
-import { EXPORT_FORMATS, EXPORT_VARIANTS, type ExportFormat, type ExportVariant } from '../../../modules/trips/export-model';
-import { download } from '../units/api';
+import { EXPORT_FORMATS, EXPORT_VARIANTS, type ExportFormat, type ExportVariant } from '../../../modules/trips/model';
 
 /**
  * Trip log exports for the trip log screen (GET /api/trips/export): PDF, CSV or XLSX of one unit's period
  * (at most 12 months), as the Swedish körjournal, Norwegian kjørebok or HMRC mileage log. Without a variant
- * the server picks the account's market. The API needs the bearer token, so a plain link cannot download it:
- * `downloadTripExport` fetches with the session's headers (language, time zone) and saves the file under the
- * name the server gives. Texts for a menu: `tripExport.*` in the web locales.
- *
- *   <Button onPress={() => void downloadTripExport({ unitId, from, to, format: 'pdf' })}>{t('tripExport.button')}</Button>
+ * the server picks the account's market. The menu fetches it with `useDownload` (components/DownloadProgress.tsx),
+ * which sends the session's headers, shows the progress and saves the file under the name the server gives.
+ * Texts: `tripExport.*`.
  */
 
 export { EXPORT_FORMATS, EXPORT_VARIANTS, type ExportFormat, type ExportVariant };
@@ -32,8 +29,7 @@ export function tripExportUrl(request: TripExportRequest): string {
   return `/api/trips/export?${query.toString()}`;
 }
 
-/** Downloads an export; rejects with the server's translated message (e.g. no trips in the period). */
-export function downloadTripExport(request: TripExportRequest): Promise<void> {
-  const fallback = `trip-log-${request.unitId}${request.from ? `-${request.from}` : ''}${request.to ? `-${request.to}` : ''}.${request.format}`;
-  return download(tripExportUrl(request), fallback);
+/** The file name to use when the answer names none. */
+export function tripExportFallbackName(request: TripExportRequest): string {
+  return `trip-log-${request.unitId}${request.from ? `-${request.from}` : ''}${request.to ? `-${request.to}` : ''}.${request.format}`;
 }

@@ -2,15 +2,17 @@ import { useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import { imeiSchema, type UnitDetail } from '../../../modules/units/model';
+import { imeiSchema, supportsTheftMode, type UnitDetail } from '../../../modules/units/model';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { CheckboxField, Field } from '../../components/Form';
 import { errorText, isApiError } from '../../lib/api';
 import { translateMessage } from '../../lib/i18n';
 import { PATHS } from '../../lib/paths';
 import { useSession } from '../../lib/session';
-import { NotFoundPage } from '../errors/NotFoundPage';
+import { NotFoundPage } from '../../components/NotFoundPage';
 import { AccessSection } from './access';
+import { UnitBookingsSection } from './bookings';
+import { AlarmReceiversSection } from './alarm-receivers';
 import { type TrackerHistoryEntry, useSaveSection, useUnit, useUnitSub } from './api';
 import { ObjectDescriptionSection, TheftReportSection } from './documents';
 import {
@@ -30,6 +32,7 @@ import {
   TrackerSection,
   WorkingHoursSection,
 } from './sections';
+import { TheftModeSection } from './theft';
 import { formatDateTime } from './ui';
 
 /** Spec §4: replacing a tracker moves the unit and its history to a new IMEI; confirmed first, it cannot be undone. */
@@ -117,6 +120,8 @@ export function UnitEditPage() {
   if (unit.isError) return <p role="alert">{errorText(unit.error)}</p>;
   if (!unit.data) return <p aria-live="polite">{t('common.loading')}</p>;
   const data = unit.data;
+  // Battery trackers have operating modes; theft mode is one of them on the models that support it.
+  const showsTheftMode = data.DeviceKind === 'battery' || supportsTheftMode(data.Model) || data.TheftMode !== 'off';
   return (
     <div className="page unit-edit-page" key={data.ID}>
       <p className="breadcrumb">
@@ -144,8 +149,9 @@ export function UnitEditPage() {
             ['meters', 'units.sections.meters'],
             ['benefit', 'units.sections.benefit'],
             ['lock', 'units.sections.lock'],
-            ...(isAdmin ? [['access', 'units.access.title']] : []),
+            ...(isAdmin ? [['access', 'units.access.title'], ['alarm-receivers', 'alarmReceivers.unit.title']] : []),
             ['mode', data.DeviceKind === 'battery' ? 'units.sections.operatingMode' : 'units.sections.reportFrequency'],
+            ...(showsTheftMode ? [['theft-mode', 'units.theftMode.title']] : []),
             ['object-description', 'units.sections.objectDescription'],
             ['theft-report', 'units.sections.theftReport'],
           ].map(([anchor, key]) => (
@@ -166,8 +172,10 @@ export function UnitEditPage() {
         <WorkingHoursSection unit={data} />
         <LockSection unit={data} />
         {isAdmin && <AccessSection unit={data} />}
+        {isAdmin && <AlarmReceiversSection unit={data} />}
         <MarkerSection unit={data} />
         <ModeSection unit={data} />
+        {showsTheftMode && <TheftModeSection unit={data} />}
         <TimeTillParkedSection unit={data} />
         <FeaturesSection unit={data} />
         <BluetoothSection unit={data} />
@@ -175,6 +183,7 @@ export function UnitEditPage() {
         <TheftReportSection unit={data} />
         <TrackerSection unit={data} onReplace={() => setReplacing(true)} />
         <TrackerHistory unitId={data.ID} />
+        <UnitBookingsSection unitId={data.ID} />
       </div>
       <ReplaceTrackerDialog unit={data} isOpen={replacing} onClose={() => setReplacing(false)} />
     </div>

@@ -1,24 +1,14 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
-import {
-  Button,
-  Cell,
-  Checkbox,
-  Column,
-  type Key,
-  Row,
-  type Selection,
-  type SortDescriptor,
-  Table,
-  TableBody,
-  TableHeader,
-} from 'react-aria-components';
+import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import {
   type BulkTask,
   type BulkTaskKind,
+  type CarInfoPending,
   BULK_TASKS,
+  DEFAULT_LIST_COLUMNS,
   OPERATING_MODES,
   REPORT_FREQUENCIES_S,
   SORTABLE_COLUMNS,
@@ -28,29 +18,35 @@ import {
   type UnitListColumn,
   type UnitListQuery,
   type UnitView,
+  unitSortValue,
   VEHICLE_TYPES,
 } from '../../../modules/units/model';
+import type { AccountUserRef } from '../../../modules/accounts/model';
+import { ColumnChooser, type DataColumn, DataTable } from '../../components/DataTable';
 import { AppDialog } from '../../components/Dialogs';
 import { Banner, CheckboxField, Field, SelectField } from '../../components/Form';
-import { errorText } from '../../lib/api';
+import { useSecurityUnits } from '../../lib/alarms';
+import { api, errorText } from '../../lib/api';
 import { unitEditPath } from '../../lib/paths';
 import { useSession } from '../../lib/session';
-import { runBulk, useListPreferences, useSaveListPreferences, useUnitList, useUnitOptions } from './api';
+import { type TableView, type TableViewState, useTableView } from '../../lib/table-view';
+import { bulkJob, runBulk, startBulkJob, useUnitList, useUnitOptions } from './api';
+import { CarInfoDialog, carInfoKey } from './CarInfoDialog';
 import { CatalogDialog } from './catalog';
 import { formatDateTime, formatNumber } from './ui';
 
-/** Units per bulk request: the progress bar moves slice by slice. */
+/** Units per bulk request of an ordinary user: the progress bar moves slice by slice. */
 const BULK_SLICE = 10;
+/** How often an administrator's bulk job is asked for its progress. */
+const BULK_POLL_MS = 500;
 
-function CheckMark({ selected }: { selected: boolean }) {
-  return (
-    <span className="checkbox-box" aria-hidden="true" data-selected={selected || undefined}>
-      <svg viewBox="0 0 18 18" aria-hidden="true" focusable="false">
-        <polyline points="3.5 9.5 7.5 13.5 14.5 5" />
-      </svg>
-    </span>
-  );
-}
+/** The unit list's view until the user chooses one (kept in the shared preferences store as `units`): by name, the default columns. */
+const DEFAULT_VIEW: TableView = {
+  sorting: [{ id: 'name', desc: false }],
+  hidden: UNIT_LIST_COLUMNS.filter((column) => !DEFAULT_LIST_COLUMNS.includes(column)),
+};
+
+const isSortColumn = (id: string): id is SortColumn => (SORTABLE_COLUMNS as readonly string[]).includes(id);
 
 function useColumnLabels(): Record<UnitListColumn, string> {
   const { t } = useTranslation();
@@ -61,13 +57,23 @@ function yesNo(value: boolean | null, t: (key: string) => string): string {
   return value === null ? '–' : value ? t('units.on') : t('units.off');
 }
 
-function cellContent(unit: UnitView, column: UnitListColumn, language: string, t: (key: string) => string): ReactNode {
+function cellContent(unit: UnitView, column: UnitListColumn, language: string, t: (key: string) => string, security: ReadonlySet<number>): ReactNode {
   switch (column) {
     case 'name':
       return (
         <Link className="unit-link" to={unitEditPath(unit.ID)}>
           <span className="unit-swatch" style={{ backgroundColor: unit.Color }} aria-hidden="true" />
           {unit.Name}
+          {unit.TheftMode !== 'off' && (
+            <span className={`theft-badge theft-badge--${unit.TheftMode}`} data-testid="theft-badge">
+              {t(`units.theftMode.badge.${unit.TheftMode}`)}
+            </span>
+          )}
+          {security.has(unit.ID) && (
+            <span className="theft-badge theft-badge--on" data-testid="security-alarm-badge">
+              {t('alarms.securityBadge')}
+            </span>
+          )}
         </Link>
       );
     case 'registrationNumber':
@@ -117,45 +123,6 @@ function cellContent(unit: UnitView, column: UnitListColumn, language: string, t
   }
 }
 
-function ColumnChooser({ columns, onSave, onClose, isOpen }: { columns: UnitListColumn[]; onSave: (columns: UnitListColumn[]) => void; onClose: () => void; isOpen: boolean }) {
-  const { t } = useTranslation();
-  const labels = useColumnLabels();
-  const [chosen, setChosen] = useState<UnitListColumn[]>(columns);
-  useEffect(() => setChosen(columns), [columns]);
-  return (
-    <AppDialog isOpen={isOpen} onOpenChange={(open) => !open && onClose()} title={t('units.list.columns')}>
-      <div className="dialog-body column-chooser" data-testid="column-chooser">
-        {UNIT_LIST_COLUMNS.map((column) => (
-          <CheckboxField
-            key={column}
-            isSelected={chosen.includes(column)}
-            onChange={(selected) =>
-              setChosen((current) => (selected ? UNIT_LIST_COLUMNS.filter((c) => c === column || current.includes(c)) : current.filter((c) => c !== column)))
-            }
-          >
-            {labels[column]}
-          </CheckboxField>
-        ))}
-      </div>
-      <div className="dialog-actions">
-        <Button className="btn btn-secondary" onPress={onClose}>
-          {t('common.cancel')}
-        </Button>
-        <Button
-          className="btn btn-primary"
-          isDisabled={chosen.length === 0}
-          onPress={() => {
-            onSave(chosen);
-            onClose();
-          }}
-        >
-          {t('common.save')}
-        </Button>
-      </div>
-    </AppDialog>
-  );
-}
-
 interface BulkOutcome {
   unitId: number;
   name: string;
@@ -168,6 +135,7 @@ function BulkDialog({ units, isOpen, onClose }: { units: UnitView[]; isOpen: boo
   const { t } = useTranslation();
   const client = useQueryClient();
   const options = useUnitOptions();
+  const isAdmin = useSession()?.user.IsAdmin === true;
   const [kind, setKind] = useState<BulkTaskKind>('department');
   const [value, setValue] = useState('');
   const [tagMode, setTagMode] = useState<'add' | 'remove' | 'replace'>('add');
@@ -175,6 +143,16 @@ function BulkDialog({ units, isOpen, onClose }: { units: UnitView[]; isOpen: boo
   const [running, setRunning] = useState(false);
   const [results, setResults] = useState<BulkOutcome[] | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  // Working hours: the days (Monday 1 … Sunday 7) and one time span for each.
+  const [days, setDays] = useState<Set<number>>(() => new Set([1, 2, 3, 4, 5]));
+  const [dayStart, setDayStart] = useState('08:00');
+  const [dayEnd, setDayEnd] = useState('17:00');
+  const [accessMode, setAccessMode] = useState<'add' | 'remove'>('add');
+  const accountUsers = useQuery({
+    queryKey: ['account-users'],
+    queryFn: () => api.get<AccountUserRef[]>('/api/admin/account-users'),
+    enabled: isOpen && kind === 'access',
+  });
 
   useEffect(() => {
     if (isOpen) {
@@ -199,6 +177,11 @@ function BulkDialog({ units, isOpen, onClose }: { units: UnitView[]; isOpen: boo
         return value === '' ? null : { kind, mode: value as (typeof OPERATING_MODES)[number] };
       case 'reportFrequency':
         return value === '' ? null : { kind, seconds: Number(value) };
+      case 'workingHours':
+        // Spec §5: at least one working day (the server says so too).
+        return days.size === 0 ? null : { kind, enabled: true, days: [...days].sort().map((day) => ({ day, start: dayStart, end: dayEnd })) };
+      case 'access':
+        return value === '' ? null : { kind, userIds: [Number(value)], mode: accessMode };
     }
   }
 
@@ -211,6 +194,21 @@ function BulkDialog({ units, isOpen, onClose }: { units: UnitView[]; isOpen: boo
     const outcomes: BulkOutcome[] = [];
     const names = new Map(units.map((unit) => [unit.ID, unit.Name]));
     try {
+      if (isAdmin) {
+        // Administrators' tasks run on the server as a queued job, which keeps the progress this polls.
+        let job = await startBulkJob(units.map((unit) => unit.ID), chosen);
+        for (;;) {
+          setDone(job.done);
+          setResults(job.results.map((result) => ({ unitId: result.id, ok: result.ok, error: result.error, pending: result.pending, name: names.get(result.id) ?? String(result.id) })));
+          if (job.status === 'done' || job.status === 'failed') {
+            if (job.error) setFailure(job.error);
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, BULK_POLL_MS));
+          job = await bulkJob(job.id);
+        }
+        return;
+      }
       for (let start = 0; start < units.length; start += BULK_SLICE) {
         const slice = units.slice(start, start + BULK_SLICE).map((unit) => unit.ID);
         const { results: sliceResults } = await runBulk(slice, chosen);
@@ -241,7 +239,9 @@ function BulkDialog({ units, isOpen, onClose }: { units: UnitView[]; isOpen: boo
             ? optionList(options.data?.tags, t('units.choose'))
             : kind === 'operatingMode'
               ? [{ value: '', label: t('units.choose') }, ...OPERATING_MODES.map((mode) => ({ value: mode, label: t(`units.mode.${mode}`) }))]
-              : [{ value: '', label: t('units.choose') }, ...REPORT_FREQUENCIES_S.map((seconds) => ({ value: String(seconds), label: t('units.frequency.seconds', { count: seconds }) }))];
+              : kind === 'access'
+                ? optionList(accountUsers.data?.map((user) => ({ id: user.id, name: `${user.name} (${user.email})` })), t('units.choose'))
+                : [{ value: '', label: t('units.choose') }, ...REPORT_FREQUENCIES_S.map((seconds) => ({ value: String(seconds), label: t('units.frequency.seconds', { count: seconds }) }))];
   const progress = units.length === 0 ? 0 : Math.round((done / units.length) * 100);
   const failed = results?.filter((result) => !result.ok).length ?? 0;
 
@@ -259,7 +259,40 @@ function BulkDialog({ units, isOpen, onClose }: { units: UnitView[]; isOpen: boo
           options={BULK_TASKS.map((task) => ({ value: task, label: t(`units.bulk.tasks.${task}`) }))}
           testId="bulk-task"
         />
-        <SelectField label={t('units.bulk.value')} value={value} onChange={setValue} options={valueOptions} testId="bulk-value" />
+        {kind === 'workingHours' ? (
+          <fieldset className="bulk-days" data-testid="bulk-days">
+            <legend>{t('units.bulk.workingDays')}</legend>
+            {[1, 2, 3, 4, 5, 6, 7].map((day) => (
+              <CheckboxField
+                key={day}
+                isSelected={days.has(day)}
+                onChange={(on) =>
+                  setDays((current) => {
+                    const next = new Set(current);
+                    if (on) next.add(day);
+                    else next.delete(day);
+                    return next;
+                  })
+                }
+              >
+                {t(`units.weekday.${day}`)}
+              </CheckboxField>
+            ))}
+            <Field label={t('units.bulk.dayStart')} value={dayStart} onChange={setDayStart} placeholder="08:00" testId="bulk-day-start" />
+            <Field label={t('units.bulk.dayEnd')} value={dayEnd} onChange={setDayEnd} placeholder="17:00" testId="bulk-day-end" />
+            {days.size === 0 && <p className="field-error">{t('units.bulk.oneDay')}</p>}
+          </fieldset>
+        ) : (
+          <SelectField label={kind === 'access' ? t('units.bulk.user') : t('units.bulk.value')} value={value} onChange={setValue} options={valueOptions} testId="bulk-value" />
+        )}
+        {kind === 'access' && (
+          <SelectField
+            label={t('units.bulk.accessMode')}
+            value={accessMode}
+            onChange={(next) => setAccessMode(next as typeof accessMode)}
+            options={(['add', 'remove'] as const).map((mode) => ({ value: mode, label: t(`units.bulk.accessModes.${mode}`) }))}
+          />
+        )}
         {kind === 'tags' && (
           <SelectField
             label={t('units.bulk.tagMode')}
@@ -306,8 +339,7 @@ function BulkDialog({ units, isOpen, onClose }: { units: UnitView[]; isOpen: boo
 export function UnitListPage() {
   const { t, i18n } = useTranslation();
   const labels = useColumnLabels();
-  const preferences = useListPreferences();
-  const savePreferences = useSaveListPreferences();
+  const stored = useTableView('units', DEFAULT_VIEW);
   const options = useUnitOptions();
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
@@ -319,20 +351,29 @@ export function UnitListPage() {
     subscription: '',
     status: '',
   });
-  const [selected, setSelected] = useState<Selection>(new Set());
+  const [selected, setSelected] = useState<Set<string>>(new Set());
   const [choosing, setChoosing] = useState(false);
   const [bulkOpen, setBulkOpen] = useState(false);
-  const [catalogOpen, setCatalogOpen] = useState(false);
+  // A link may open the catalogues here at once (?catalog=open).
+  const [searchParams] = useSearchParams();
+  const [catalogOpen, setCatalogOpen] = useState(() => searchParams.get('catalog') === 'open');
+  // Car info onboarding: the units still waiting for it (skipped ones too), resumable from here.
+  const [carInfoOpen, setCarInfoOpen] = useState(false);
   const isAdmin = useSession()?.user.IsAdmin === true;
+  const securityUnits = useSecurityUnits();
+  const securitySet = useMemo(() => new Set(securityUnits), [securityUnits]);
+  const carInfo = useQuery({ queryKey: carInfoKey, queryFn: () => api.get<CarInfoPending[]>('/api/units/car-info'), enabled: isAdmin && !carInfoOpen });
 
   useEffect(() => {
     const timer = setTimeout(() => setDebounced(search.trim()), 250);
     return () => clearTimeout(timer);
   }, [search]);
 
-  const columns = preferences.data?.columns ?? [];
-  const sort: SortColumn = preferences.data?.sort ?? 'name';
-  const order = preferences.data?.order ?? 'asc';
+  const columns = UNIT_LIST_COLUMNS.filter((column) => !stored.hidden.includes(column));
+  // The server sorts by one column: the view's first, when it is one the server sorts by.
+  const first = stored.sorting[0];
+  const sort: SortColumn = first && isSortColumn(first.id) ? first.id : 'name';
+  const order = first && isSortColumn(first.id) && first.desc ? 'desc' : 'asc';
   const query = useMemo<Partial<UnitListQuery>>(() => {
     const result: Partial<UnitListQuery> = { sort, order };
     if (debounced) result.q = debounced;
@@ -346,14 +387,24 @@ export function UnitListPage() {
   }, [debounced, filters, sort, order]);
   const list = useUnitList(query);
   const units = list.data ?? [];
-  const selectedUnits = selected === 'all' ? units : units.filter((unit) => selected.has(unit.ID));
+  const selectedUnits = units.filter((unit) => selected.has(String(unit.ID)));
 
-  function savePrefs(next: Partial<{ columns: UnitListColumn[]; sort: SortColumn; order: 'asc' | 'desc' }>) {
-    if (!preferences.data) return;
-    savePreferences.mutate({ columns: preferences.data.columns, sort: preferences.data.sort, order: preferences.data.order, ...next });
-  }
-
-  const sortDescriptor: SortDescriptor = { column: sort, direction: order === 'asc' ? 'ascending' : 'descending' };
+  const view: TableViewState = {
+    ...stored,
+    sorting: [{ id: sort, desc: order === 'desc' }],
+    setSorting: (next) => {
+      const chosen = next[0];
+      if (chosen && isSortColumn(chosen.id)) stored.setSorting([chosen]);
+    },
+  };
+  const tableColumns: DataColumn<UnitView>[] = UNIT_LIST_COLUMNS.map((column) => ({
+    id: column,
+    header: labels[column],
+    cell: (unit) => cellContent(unit, column, i18n.language, t, securitySet),
+    sortValue: isSortColumn(column) ? (unit) => unitSortValue(unit, column) : undefined,
+    rowHeader: column === 'name',
+    minRem: column === 'outputs' || column === 'inputs' ? 14 : column === 'name' ? 11 : column === 'imei' || column === 'lastSeen' ? 10 : 8,
+  }));
   const setFilter = (name: keyof typeof filters) => (value: string) => {
     setFilters((current) => ({ ...current, [name]: value }));
     setSelected(new Set());
@@ -368,12 +419,17 @@ export function UnitListPage() {
       <div className="page-heading">
         <h1 className="page-title">{t('units.list.title')}</h1>
         <div className="page-heading-actions">
+          {isAdmin && (carInfo.data?.length ?? 0) > 0 && (
+            <Button className="btn btn-secondary" onPress={() => setCarInfoOpen(true)} data-testid="car-info-open">
+              {t('units.carInfo.open', { count: carInfo.data?.length ?? 0 })}
+            </Button>
+          )}
           {isAdmin && (
             <Button className="btn btn-secondary" onPress={() => setCatalogOpen(true)}>
               {t('units.list.catalog')}
             </Button>
           )}
-          <Button className="btn btn-secondary" onPress={() => setChoosing(true)} isDisabled={!preferences.data}>
+          <Button className="btn btn-secondary" onPress={() => setChoosing(true)} isDisabled={!view.ready}>
             {t('units.list.columns')}
           </Button>
           <Button className="btn btn-primary" onPress={() => setBulkOpen(true)} isDisabled={selectedUnits.length === 0}>
@@ -412,69 +468,25 @@ export function UnitListPage() {
       <p className="unit-count" aria-live="polite" data-testid="unit-count">
         {list.isPending ? t('common.loading') : t('units.list.count', { count: units.length })}
       </p>
-      {columns.length > 0 && (
-        <div className="table-scroll">
-          <Table
-            aria-label={t('units.list.title')}
-            className="unit-table"
-            selectionMode="multiple"
-            selectionBehavior="toggle"
-            selectedKeys={selected}
-            onSelectionChange={setSelected}
-            sortDescriptor={sortDescriptor}
-            onSortChange={(descriptor) => savePrefs({ sort: descriptor.column as SortColumn, order: descriptor.direction === 'descending' ? 'desc' : 'asc' })}
-            data-testid="unit-table"
-          >
-            <TableHeader>
-              <Column className="select-column" minWidth={44}>
-                <Checkbox slot="selection" className="checkbox" aria-label={t('units.list.selectAll')}>
-                  {({ isSelected }) => <CheckMark selected={isSelected} />}
-                </Checkbox>
-              </Column>
-              {columns.map((column) => {
-                const sortable = (SORTABLE_COLUMNS as readonly string[]).includes(column);
-                return (
-                  <Column key={column} id={column} isRowHeader={column === 'name'} allowsSorting={sortable}>
-                    {({ sortDirection }) => (
-                      <span className="column-label">
-                        {labels[column]}
-                        {sortable && (
-                          <span aria-hidden="true" className="sort-indicator">
-                            {sortDirection === 'ascending' ? '▲' : sortDirection === 'descending' ? '▼' : ''}
-                          </span>
-                        )}
-                      </span>
-                    )}
-                  </Column>
-                );
-              })}
-            </TableHeader>
-            <TableBody
-              items={units}
-              dependencies={[columns, i18n.language]}
-              renderEmptyState={() => <p className="empty">{list.isPending ? t('common.loading') : t('units.list.empty')}</p>}
-            >
-              {(unit) => (
-                <Row id={unit.ID as Key} className="unit-row" data-testid={`unit-row-${unit.ID}`}>
-                  <Cell>
-                    <Checkbox slot="selection" className="checkbox" aria-label={t('units.list.select', { name: unit.Name })}>
-                      {({ isSelected }) => <CheckMark selected={isSelected} />}
-                    </Checkbox>
-                  </Cell>
-                  {columns.map((column) => (
-                    <Cell key={column}>{cellContent(unit, column, i18n.language, t)}</Cell>
-                  ))}
-                </Row>
-              )}
-            </TableBody>
-          </Table>
-        </div>
+      {view.ready && columns.length > 0 && (
+        <DataTable
+          label={t('units.list.title')}
+          rows={units}
+          columns={tableColumns}
+          rowId={(unit) => String(unit.ID)}
+          view={view}
+          manualSorting
+          selection={{ selected, onChange: setSelected, rowLabel: (unit) => t('units.list.select', { name: unit.Name }) }}
+          rowProps={(unit) => ({ 'data-testid': `unit-row-${unit.ID}`, className: 'unit-row' })}
+          empty={list.isPending ? t('common.loading') : t('units.list.empty')}
+          testId="unit-table"
+          className="unit-table"
+        />
       )}
-      {preferences.data && (
-        <ColumnChooser columns={preferences.data.columns} isOpen={choosing} onClose={() => setChoosing(false)} onSave={(next) => savePrefs({ columns: next })} />
-      )}
+      <ColumnChooser columns={tableColumns} view={view} isOpen={choosing} onClose={() => setChoosing(false)} title={t('units.list.columns')} />
       <BulkDialog units={selectedUnits} isOpen={bulkOpen} onClose={() => setBulkOpen(false)} />
       {isAdmin && <CatalogDialog isOpen={catalogOpen} onClose={() => setCatalogOpen(false)} />}
+      {isAdmin && <CarInfoDialog units={carInfo.data ?? []} isOpen={carInfoOpen} onClose={() => setCarInfoOpen(false)} />}
     </div>
   );
 }

@@ -1,14 +1,13 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import i18next from 'i18next';
-import type { Envelope } from '../../../lib/http';
 import type {
   BulkResult,
   BulkTask,
-  ListPreferences,
   LockLogEntry,
   MeterHistoryEntry,
   NameHistoryEntry,
   ObjectDescriptionView,
+  TheftModeView,
   TheftReportView,
   TrackerHistoryEntry,
   UnitDetail,
@@ -16,9 +15,9 @@ import type {
   UnitOptions,
   UnitView,
 } from '../../../modules/units/model';
-import { ApiError, api } from '../../lib/api';
-import { currentLanguage } from '../../lib/i18n';
-import { getSession } from '../../lib/session';
+import { ApiError, api, apiHeaders, type Envelope } from '../../lib/api';
+import { failed } from '../../lib/download';
+import type { BulkJobView } from '../../../modules/accounts/model';
 
 /** Server state of the unit screens (TanStack Query), and the few calls that are not JSON. */
 
@@ -26,7 +25,6 @@ export const unitKeys = {
   all: ['units'] as const,
   list: (query: Partial<UnitListQuery>) => ['units', 'list', query] as const,
   options: ['units', 'options'] as const,
-  preferences: ['units', 'preferences'] as const,
   detail: (id: number) => ['units', 'detail', id] as const,
   sub: (id: number, what: string) => ['units', 'detail', id, what] as const,
 };
@@ -45,18 +43,6 @@ export function useUnitList(query: Partial<UnitListQuery>) {
 
 export function useUnitOptions() {
   return useQuery({ queryKey: unitKeys.options, queryFn: () => api.get<UnitOptions>('/api/units/options'), staleTime: 60_000 });
-}
-
-export function useListPreferences() {
-  return useQuery({ queryKey: unitKeys.preferences, queryFn: () => api.get<ListPreferences>('/api/units/list-preferences'), staleTime: Number.POSITIVE_INFINITY });
-}
-
-export function useSaveListPreferences() {
-  const client = useQueryClient();
-  return useMutation({
-    mutationFn: (preferences: ListPreferences) => api.post<ListPreferences>('/api/units/list-preferences', preferences),
-    onSuccess: (saved) => client.setQueryData(unitKeys.preferences, saved),
-  });
 }
 
 export function useUnit(id: number | null) {
@@ -89,52 +75,13 @@ export function runBulk(unitIds: number[], task: BulkTask): Promise<BulkResult> 
   return api.post<BulkResult>('/api/units/bulk', { unitIds, task });
 }
 
-function headers(): Record<string, string> {
-  const session = getSession();
-  const result: Record<string, string> = { 'x-requested-with': 'portal-web', 'x-lang': currentLanguage() };
-  if (session) result.authorization = `Bearer ${session.user.token}`;
-  return result;
+/** Starts a bulk task as a queued job on the server (administrators); `bulkJob` reads its progress. */
+export function startBulkJob(unitIds: number[], task: BulkTask): Promise<BulkJobView> {
+  return api.post<BulkJobView>('/api/admin/bulk-jobs', { target: 'units', ids: unitIds, task });
 }
 
-async function failure(response: Response): Promise<never> {
-  let body: Envelope<unknown> | null = null;
-  try {
-    body = (await response.json()) as Envelope<unknown>;
-  } catch {
-    body = null;
-  }
-  const message = body?.message ?? (typeof body?.errors === 'string' ? body.errors : '') ?? '';
-  throw new ApiError(message || i18next.t('errors.generic'), response.status, body?.errors ?? null);
-}
-
-/** A file the API answers (PDF, picture) as an object URL; the caller revokes it. */
-export async function fetchObjectUrl(path: string): Promise<string> {
-  let response: Response;
-  try {
-    response = await fetch(path, { headers: headers() });
-  } catch {
-    throw new ApiError(i18next.t('errors.network'), 0, null, 'ERR_NETWORK');
-  }
-  if (!response.ok) await failure(response);
-  return URL.createObjectURL(await response.blob());
-}
-
-/** Downloads a file from the API under the name the server gives it. */
-export async function download(path: string, fallbackName: string): Promise<void> {
-  const response = await fetch(path, { headers: headers() });
-  if (!response.ok) await failure(response);
-  const disposition = response.headers.get('content-disposition') ?? '';
-  const encoded = /filename\*=UTF-8''([^;]+)/.exec(disposition)?.[1];
-  const name = encoded ? decodeURIComponent(encoded) : fallbackName;
-  const url = URL.createObjectURL(await response.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.dataset.testid = 'download-link';
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+export function bulkJob(id: number): Promise<BulkJobView> {
+  return api.get<BulkJobView>(`/api/admin/bulk-jobs/${id}`);
 }
 
 /** Uploads one picture (multipart, field "file"). */
@@ -143,15 +90,37 @@ export async function uploadImage(unitId: number, file: File): Promise<{ id: num
   form.append('file', file);
   let response: Response;
   try {
-    response = await fetch(`/api/units/${unitId}/images`, { method: 'POST', headers: headers(), body: form });
+    response = await fetch(`/api/units/${unitId}/images`, { method: 'POST', headers: apiHeaders(), body: form });
   } catch {
     throw new ApiError(i18next.t('errors.network'), 0, null, 'ERR_NETWORK');
   }
-  if (!response.ok) await failure(response);
+  if (!response.ok) await failed(response);
   return ((await response.json()) as Envelope<{ id: number }>).data!;
 }
 
 export async function deleteImage(unitId: number, imageId: number): Promise<void> {
-  const response = await fetch(`/api/units/${unitId}/images/${imageId}`, { method: 'DELETE', headers: headers() });
-  if (!response.ok) await failure(response);
+  const response = await fetch(`/api/units/${unitId}/images/${imageId}`, { method: 'DELETE', headers: apiHeaders() });
+  if (!response.ok) await failed(response);
+}
+
+/** Spec §4 theft mode of one unit; while a switch is pending it is asked again until the tracker has answered. */
+export function useTheftMode(id: number) {
+  return useQuery({
+    queryKey: unitKeys.sub(id, 'theft-mode'),
+    queryFn: () => api.get<TheftModeView>(`/api/units/${id}/theft-mode`),
+    refetchInterval: (query) => (query.state.data?.state === 'pending-on' || query.state.data?.state === 'pending-off' ? 15_000 : false),
+  });
+}
+
+export function useSwitchTheftMode(id: number) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (on: boolean) => api.post<TheftModeView>(`/api/units/${id}/theft-mode`, { on }),
+    onSuccess: async (view) => {
+      client.setQueryData(unitKeys.sub(id, 'theft-mode'), view);
+      // The operating mode's pending request and the list's theft mark change with it.
+      await client.invalidateQueries({ queryKey: unitKeys.detail(id), exact: true });
+      await client.invalidateQueries({ queryKey: ['units', 'list'] });
+    },
+  });
 }

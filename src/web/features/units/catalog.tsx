@@ -15,6 +15,7 @@ import {
 import { AppDialog, useDialogs } from '../../components/Dialogs';
 import { CheckboxField, Field, SelectField } from '../../components/Form';
 import { api, errorText, request } from '../../lib/api';
+import { GeozonePicker } from '../../components/geofences/GeozonePicker';
 import { check, type FieldMessages } from '../../lib/validation';
 import { NativeField, saveErrors } from './ui';
 
@@ -24,32 +25,40 @@ import { NativeField, saveErrors } from './ui';
  */
 const catalogKey = ['units', 'catalog'] as const;
 
+/** The catalogues' editor: a tab per catalogue (the unit list's dialog and the account settings screen show it). */
+export function CatalogEditor() {
+  const { t } = useTranslation();
+  const catalog = useQuery({ queryKey: catalogKey, queryFn: () => api.get<CatalogView>('/api/admin/catalog') });
+  return (
+    <Tabs>
+      <TabList aria-label={t('units.catalog.title')} className="catalog-tabs">
+        {(['departments', 'projects', 'tags'] as const).map((kind) => (
+          <Tab key={kind} id={kind} className="catalog-tab">
+            {t(`units.catalog.${kind}`)}
+          </Tab>
+        ))}
+        <Tab id="featureProfiles" className="catalog-tab">
+          {t('units.catalog.featureProfiles')}
+        </Tab>
+      </TabList>
+      {(['departments', 'projects', 'tags'] as const).map((kind) => (
+        <TabPanel key={kind} id={kind}>
+          <EntryList kind={kind} entries={catalog.data?.[kind] ?? []} />
+        </TabPanel>
+      ))}
+      <TabPanel id="featureProfiles">
+        <ProfileList profiles={catalog.data?.featureProfiles ?? []} />
+      </TabPanel>
+    </Tabs>
+  );
+}
+
 export function CatalogDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => void }) {
   const { t } = useTranslation();
-  const catalog = useQuery({ queryKey: catalogKey, queryFn: () => api.get<CatalogView>('/api/admin/catalog'), enabled: isOpen });
   return (
     <AppDialog isOpen={isOpen} onOpenChange={(open) => !open && onClose()} title={t('units.catalog.title')} className="catalog-modal">
       <div className="dialog-body" data-testid="catalog-dialog">
-        <Tabs>
-          <TabList aria-label={t('units.catalog.title')} className="catalog-tabs">
-            {(['departments', 'projects', 'tags'] as const).map((kind) => (
-              <Tab key={kind} id={kind} className="catalog-tab">
-                {t(`units.catalog.${kind}`)}
-              </Tab>
-            ))}
-            <Tab id="featureProfiles" className="catalog-tab">
-              {t('units.catalog.featureProfiles')}
-            </Tab>
-          </TabList>
-          {(['departments', 'projects', 'tags'] as const).map((kind) => (
-            <TabPanel key={kind} id={kind}>
-              <EntryList kind={kind} entries={catalog.data?.[kind] ?? []} />
-            </TabPanel>
-          ))}
-          <TabPanel id="featureProfiles">
-            <ProfileList profiles={catalog.data?.featureProfiles ?? []} />
-          </TabPanel>
-        </Tabs>
+        <CatalogEditor />
       </div>
       <div className="dialog-actions">
         <Button className="btn btn-secondary" onPress={onClose}>
@@ -328,8 +337,7 @@ function ProfileEditor({
       <CheckboxField isSelected={form.carBenefit} onChange={(carBenefit) => onChange({ carBenefit })}>
         {t('units.catalog.carBenefit')}
       </CheckboxField>
-      <p className="field-description">{t('units.catalog.geozones', { count: form.geozoneIds.length, max: FEATURE_PROFILE_GEOZONES })}</p>
-      {errors.geozoneIds && <p className="field-error">{errors.geozoneIds}</p>}
+      <GeozonePicker selected={form.geozoneIds} onChange={(geozoneIds) => onChange({ geozoneIds })} max={FEATURE_PROFILE_GEOZONES} error={errors.geozoneIds} testId="profile-geozones" />
       <CheckboxField isSelected={form.scheduleOn} onChange={(scheduleOn) => onChange({ scheduleOn })}>
         {t('units.catalog.schedule')}
       </CheckboxField>

@@ -16,10 +16,9 @@ import { useDialogs } from '../../components/Dialogs';
 import { DecimalField } from '../../components/DecimalField';
 import { Field, SelectField } from '../../components/Form';
 import { api, errorText } from '../../lib/api';
+import { download, fetchObjectUrl } from '../../lib/files';
 import {
   deleteImage,
-  download,
-  fetchObjectUrl,
   type ObjectDescriptionView,
   type TheftReportView,
   unitKeys,

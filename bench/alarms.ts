@@ -1,0 +1,261 @@
+/**
+ * `bun run bench:alarms [--units 10000] [--sms-429 0.05] [--kill-at 0.4] [--timeout 600] [--workers 1]`
+ *
+ * An alarm storm on PostgreSQL (BENCH_DATABASE_URL, else DATABASE_URL / TEST_DATABASE_URL, else the local server; a
+ * database `fleet_bench` is created for the run): `--units` units, each in a theft-mode zone of its own, with one alarm
+ * receiver taking security alarms by e-mail, SMS and web push. Every unit leaves its zone at once: the positions go
+ * through the ingest batches' hooks (geofence matching and the alarm engine) in batches of 2,000, committed as the
+ * ingest writer commits them; the zone exits reach the alarm engine through the outbox, each alarm is queued to its
+ * receiver's three channels, and worker processes (the product's outbox dispatcher and job queue) send them to loopback
+ * servers speaking SMTP, Twilio's REST API (answering `--sms-429` of requests with 429) and web push (decrypting).
+ * When `--kill-at` of the expected messages have arrived, the worker is killed with SIGKILL and a new one started.
+ *
+ * Printed: messages received per channel at the servers, units with a message missing or received twice, the delivery
+ * log's statuses, deliveries per second (first commit → last message), and p50/p95 from the commit of a unit's exit
+ * position to its message's acceptance by the server.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServices, servicesSubscriptions } from '../src/app';
+import { subscribeAll } from '../src/composition';
+import { openPostgres } from '../src/lib/db/client';
+import type { StoredPosition } from '../src/modules/tracking/service';
+import { startPushService } from '../tests/support/push';
+import { startSmtpServer } from '../tests/support/smtp';
+import { startTwilioServer } from '../tests/support/twilio';
+import { argument, benchPlatform, openBenchDatabase, percentile, seedUnits } from './support';
+
+const WORKER = process.argv.includes('--worker');
+const BATCH_POSITIONS = 2000;
+
+/** The product's platform and services over the database, with a short job lease so a killed worker's jobs return soon. */
+async function benchApp(url: string, env: Record<string, string>) {
+  const platform = await benchPlatform(await openPostgres(url, 8), env, {
+    logLevel: 'error',
+    queue: { leaseMs: 15_000, concurrency: 16, backoffMs: 1_000 },
+  });
+  const services = await createServices(platform);
+  subscribeAll(platform.outbox, servicesSubscriptions(platform, services));
+  await platform.outbox.register();
+  return { platform, services };
+}
+
+if (WORKER) {
+  // A worker: the outbox dispatcher and the job queue, as a portal process with JOBS on runs them.
+  const { platform } = await benchApp(process.env.BENCH_URL!, JSON.parse(process.env.BENCH_ENV!));
+  await platform.outbox.start();
+  await platform.queue.start();
+  process.stdout.write('started\n');
+  await new Promise(() => {});
+}
+
+const unitCount = Number(argument('units', '10000'));
+const smsFailure = Number(argument('sms-429', '0.05'));
+const killAt = Number(argument('kill-at', '0.4'));
+const timeoutS = Number(argument('timeout', '600'));
+const workerCount = Number(argument('workers', '1'));
+process.env.BENCH_DATABASE_URL ??= process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const smtp = await startSmtpServer();
+const twilio = await startTwilioServer();
+const push = await startPushService();
+const { database: setup } = await openBenchDatabase('postgres');
+const benchUrl = (() => {
+  const url = new URL(process.env.BENCH_DATABASE_URL!);
+  url.pathname = '/fleet_bench';
+  return url.toString();
+})();
+await setup.close();
+const env = {
+  SMTP_URL: smtp.url,
+  TWILIO_ACCOUNT_SID: twilio.accountSid,
+  TWILIO_AUTH_TOKEN: twilio.authToken,
+  TWILIO_FROM: '+46700000000',
+  TWILIO_API_URL: twilio.url,
+  WEB_PUSH: '1',
+  PUBLIC_URL: 'https://portal.example.com',
+};
+const { platform, services } = await benchApp(benchUrl, env);
+const { database } = platform;
+
+// --- Seed: units, a theft-mode zone around each, one receiver of security alarms with e-mail, phone and a browser.
+const t0 = performance.now();
+const unitIds = await seedUnits(database, unitCount);
+const [{ account_id: accountId }] = (await database.query<{ account_id: number }>('SELECT account_id FROM units WHERE id = $1', [unitIds[0]])) as [
+  { account_id: number },
+];
+const home = (i: number) => ({ lat: 58.5 + (i % 100) * 0.02, lon: 15.0 + Math.floor(i / 100) * 0.02 });
+for (let from = 0; from < unitIds.length; from += 5000) {
+  const slice = unitIds.slice(from, from + 5000);
+  await database.query(
+    `WITH z AS (
+       INSERT INTO geofences (account_id, name, shape, geom, radius_m, theft_mode)
+       SELECT $1, 'Harbour ' || (e->>0), 'circle', ST_GeogFromText(e->>1), 300, true FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, n)
+       ORDER BY n RETURNING id, name
+     )
+     INSERT INTO geofence_units (geofence_id, unit_id) SELECT id, substring(name FROM 9)::int FROM z`,
+    [accountId, JSON.stringify(slice.map((unitId, k) => [unitId, `SRID=4326;POINT(${home(from + k).lon.toFixed(6)} ${home(from + k).lat.toFixed(6)})`]))],
+  );
+}
+const [admin] = await database.query<{ id: number }>(
+  `INSERT INTO users (account_id, email, password_hash, first_name, last_name, role, phone)
+   VALUES ($1, 'alarms@bench.example', 'x', 'Alva', 'Larm', 'admin', '+46701112233') RETURNING id`,
+  [accountId],
+);
+const subscription = push.subscribe();
+await database.query(`INSERT INTO push_subscriptions (account_id, user_id, endpoint, p256dh, auth, user_agent) VALUES ($1, $2, $3, $4, $5, 'bench')`, [
+  accountId,
+  admin!.id,
+  subscription.endpoint,
+  subscription.keys.p256dh,
+  subscription.keys.auth,
+]);
+await seedReceiver(accountId, admin!.id, unitIds);
+console.log(`seeded ${unitCount} units, zones and a receiver in ${Math.round(performance.now() - t0)} ms`);
+
+/** The receiver of every unit (the account's user), taking security alarms; the account's alarms in English and London time, with SMS credits for the storm. */
+async function seedReceiver(account: number, userId: number, units: number[]): Promise<void> {
+  await database.query(`INSERT INTO alarm_account_settings (account_id, language, time_zone, sms_credits) VALUES ($1, 'en', 'Europe/London', $2)`, [
+    account,
+    units.length * 10,
+  ]);
+  const [receiver] = await database.query<{ id: number }>(
+    `INSERT INTO alarm_receivers (account_id, member_id, name, email, country_code, phone, push_notification, security_alarm, function_alarm)
+     VALUES ($1, $2, 'Alva Larm', 'alarms@bench.example', '46', '701112233', true, true, false) RETURNING id`,
+    [account, userId],
+  );
+  await database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u', [receiver!.id, units]);
+}
+
+// --- Prime: two fixes inside each zone (the first side a unit is confirmed on is no crossing).
+const startMs = Date.now() - 10 * 60_000;
+function fixes(offsetS: number, away: boolean): StoredPosition[] {
+  return unitIds.map((unitId, i) => {
+    const { lat, lon } = home(i);
+    return {
+      unitId,
+      accountId,
+      time: new Date(startMs + offsetS * 1000),
+      latitude: away ? lat + 0.01 : lat,
+      longitude: lon,
+      speedKmh: away ? 40 : 0,
+      course: 0,
+      valid: true,
+      flags: 0,
+      ignition: true,
+      odometerM: undefined,
+      normalized: { ignition: true },
+    };
+  });
+}
+async function store(positions: StoredPosition[], committed?: Map<number, number>): Promise<void> {
+  for (let from = 0; from < positions.length; from += BATCH_POSITIONS) {
+    const batch = positions.slice(from, from + BATCH_POSITIONS);
+    await database.transaction((tx) => services.tracking.storedBatchHooks.run(tx, batch));
+    const at = Date.now();
+    if (committed) for (const position of batch) committed.set(position.unitId, at);
+  }
+}
+await store([...fixes(0, false), ...fixes(10, false)]);
+
+// --- Workers, the servers' counters, then the storm.
+const workers: ChildProcess[] = [];
+function startWorker(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [import.meta.path, '--worker'], {
+    env: { ...process.env, BENCH_URL: benchUrl, BENCH_ENV: JSON.stringify(env) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  workers.push(child);
+  return new Promise((resolve) => child.stdout!.on('data', (data: Buffer) => data.toString().includes('started') && resolve(child)));
+}
+for (let n = 0; n < workerCount; n++) await startWorker();
+
+const nameToUnit = new Map<string, number>();
+for (const row of await database.query<{ id: number; name: string }>('SELECT id, name FROM units WHERE account_id = $1', [accountId])) nameToUnit.set(row.name, row.id);
+const received = { email: new Map<number, number[]>(), sms: new Map<number, number[]>(), push: new Map<number, number[]>() };
+const seen = { email: 0, sms: 0, push: 0 };
+const unitOf = (text: string) => nameToUnit.get(text.match(/Bench \d{15}/)?.[0] ?? '');
+function collect(): void {
+  const now = Date.now();
+  const take = (channel: keyof typeof received, count: number, textAt: (index: number) => string) => {
+    for (let index = seen[channel]; index < count; index++) {
+      const unit = unitOf(textAt(index));
+      if (unit === undefined) continue;
+      const list = received[channel].get(unit) ?? [];
+      list.push(now);
+      received[channel].set(unit, list);
+    }
+    seen[channel] = count;
+  };
+  take('email', smtp.inbox.length, (index) => smtp.inbox[index]!.subject);
+  take('sms', twilio.messages.length, (index) => twilio.messages[index]!.body);
+  take('push', push.received.length, (index) => push.received[index]!.payload);
+}
+const collector = setInterval(collect, 10);
+
+twilio.failRandomly(smsFailure, 429);
+const committed = new Map<number, number>();
+const stormStart = Date.now();
+await store(fixes(20, true), committed);
+await store(fixes(30, true), committed);
+const stormCommitted = Date.now();
+console.log(`storm: ${unitCount} exits committed in ${stormCommitted - stormStart} ms`);
+
+const expected = unitCount * 3;
+const total = () => received.email.size + received.sms.size + received.push.size;
+let killed = false;
+const deadline = Date.now() + timeoutS * 1000;
+while (Date.now() < deadline) {
+  await Bun.sleep(100);
+  if (!killed && killAt > 0 && total() >= expected * killAt) {
+    killed = true;
+    const victim = workers.shift()!;
+    victim.kill('SIGKILL');
+    console.log(`worker killed with SIGKILL at ${total()} of ${expected} messages; a new one starts`);
+    await startWorker();
+  }
+  if (total() >= expected) break;
+}
+await Bun.sleep(3000); // anything sent twice arrives meanwhile
+collect();
+clearInterval(collector);
+
+// --- Figures.
+const lastMessage = Math.max(...Object.values(received).flatMap((map) => [...map.values()].flat()));
+const latencies: number[] = [];
+const twice: Record<string, number> = {};
+const missing: Record<string, number> = {};
+for (const channel of ['email', 'sms', 'push'] as const) {
+  twice[channel] = [...received[channel].values()].filter((times) => times.length > 1).length;
+  missing[channel] = unitIds.filter((unitId) => !received[channel].has(unitId)).length;
+  for (const [unitId, times] of received[channel]) latencies.push(times[0]! - committed.get(unitId)!);
+}
+const statuses = await database.query<{ channel: string; status: string; n: number }>(
+  'SELECT channel, status, count(*)::int AS n FROM alarm_deliveries GROUP BY channel, status ORDER BY channel, status',
+);
+const [alarmCount] = await database.query<{ n: number; occurrences: number }>(`SELECT count(*)::int AS n, sum(occurrences)::int AS occurrences FROM alarms WHERE type = 'theft_zone_exit'`);
+const throttled = twilio.requests.filter((request) => request.status === 429).length;
+const delivered = Object.values(received).reduce((sum, map) => sum + [...map.values()].reduce((s, times) => s + times.length, 0), 0);
+console.log(
+  JSON.stringify(
+    {
+      units: unitCount,
+      alarms: alarmCount,
+      killedWorker: killed,
+      messagesReceived: { email: received.email.size, sms: received.sms.size, push: received.push.size, total: delivered },
+      unitsMissingAMessage: missing,
+      unitsReceivedTwice: twice,
+      sms429Answered: throttled,
+      deliveryLog: statuses,
+      deliveriesPerSecond: Math.round((delivered / (lastMessage - stormStart)) * 1000),
+      commitToAcceptedMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: Math.max(...latencies) },
+    },
+    null,
+    2,
+  ),
+);
+for (const worker of workers) worker.kill('SIGKILL');
+await database.close();
+await smtp.close();
+twilio.close();
+push.close();
+process.exit(0);

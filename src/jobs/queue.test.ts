@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createTestDatabase, type TestDatabase } from '../../tests/support/database';
+import { ManualClock } from '../lib/clock';
+import { createLogger } from '../lib/log';
+import { JobQueue, PermanentJobError } from '../lib/queue';
+
+let database: TestDatabase;
+const clock = new ManualClock('2026-03-02T08:00:00Z');
+const log = createLogger('silent');
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+}, 60_000);
+afterAll(async () => {
+  await database?.dispose();
+});
+
+test('a job runs now or at its time; a unique key makes enqueueing again a no-op', async () => {
+  const queue = new JobQueue({ database: database.handle, clock, log });
+  const ran: string[] = [];
+  queue.define<{ label: string }>('test.record', async (payload) => {
+    ran.push(payload.label);
+  });
+
+  await queue.enqueue(null, 'test.record', { label: 'now' });
+  const later = await queue.enqueue(null, 'test.record', { label: 'at nine' }, { runAt: new Date('2026-03-02T09:00:00Z'), uniqueKey: 'check-0900' });
+  const again = await queue.enqueue(null, 'test.record', { label: 'at nine, again' }, { runAt: new Date('2026-03-02T09:00:00Z'), uniqueKey: 'check-0900' });
+  expect(later.created).toBe(true);
+  expect(again).toEqual({ id: later.id, created: false });
+  // Enqueued in a transaction that rolls back: never there.
+  await expect(
+    database.handle.transaction(async (tx) => {
+      await queue.enqueue(tx, 'test.record', { label: 'rolled back' });
+      throw new Error('the change fails');
+    }),
+  ).rejects.toThrow('the change fails');
+
+  await queue.drain();
+  expect(ran).toEqual(['now']);
+  clock.set('2026-03-02T08:59:59Z');
+  await queue.drain();
+  expect(ran).toEqual(['now']);
+  clock.set('2026-03-02T09:00:00Z');
+  await queue.drain();
+  expect(ran).toEqual(['now', 'at nine']);
+  expect((await queue.get(later.id))!.status).toBe('done');
+  // Done stays done: the same key enqueued after the run is still the one job.
+  expect((await queue.enqueue(null, 'test.record', { label: 'late' }, { uniqueKey: 'check-0900' })).created).toBe(false);
+  await queue.drain();
+  expect(ran).toEqual(['now', 'at nine']);
+});
+
+test('a failing job is retried with exponential backoff up to its limit, dead-lettered, then retried by hand', async () => {
+  const queue = new JobQueue({ database: database.handle, clock, log, backoffMs: 10_000 });
+  let failing = true;
+  const attempts: number[] = [];
+  queue.define(
+    'test.flaky',
+    async (_payload, job) => {
+      attempts.push(job.attempt);
+      if (failing) throw new Error('503 from the provider');
+    },
+    { maxAttempts: 3 },
+  );
+  const { id } = await queue.enqueue(null, 'test.flaky', {});
+  await queue.drain();
+  expect(attempts).toEqual([1]);
+  let job = (await queue.get(id))!;
+  expect(job.status).toBe('queued');
+  expect(job.runAt.getTime() - clock.now().getTime()).toBe(10_000);
+  expect(job.lastError).toBe('503 from the provider');
+
+  clock.advance(9_999);
+  await queue.drain();
+  expect(attempts).toEqual([1]);
+  clock.advance(1);
+  await queue.drain();
+  expect(attempts).toEqual([1, 2]);
+  job = (await queue.get(id))!;
+  expect(job.runAt.getTime() - clock.now().getTime()).toBe(20_000);
+  clock.advance(20_000);
+  await queue.drain();
+  expect(attempts).toEqual([1, 2, 3]);
+  job = (await queue.get(id))!;
+  expect(job.status).toBe('dead');
+  expect(job.attempts).toBe(3);
+  clock.advance(86_400_000);
+  await queue.drain();
+  expect(attempts).toEqual([1, 2, 3]);
+  expect((await queue.deadLetters()).map((dead) => dead.id)).toContain(id);
+
+  failing = false;
+  expect(await queue.retryDead(id)).toBe(true);
+  expect(await queue.retryDead(id)).toBe(false);
+  await queue.drain();
+  expect(attempts).toEqual([1, 2, 3, 1]);
+  expect((await queue.get(id))!.status).toBe('done');
+  expect((await queue.deadLetters()).map((dead) => dead.id)).not.toContain(id);
+});
+
+test('a permanent refusal is dead at once, without retries', async () => {
+  const queue = new JobQueue({ database: database.handle, clock, log });
+  let runs = 0;
+  queue.define('test.refused', async () => {
+    runs += 1;
+    throw new PermanentJobError('invalid number');
+  });
+  const { id } = await queue.enqueue(null, 'test.refused', {});
+  await queue.drain();
+  clock.advance(3_600_000);
+  await queue.drain();
+  expect(runs).toBe(1);
+  const job = (await queue.get(id))!;
+  expect(job.status).toBe('dead');
+  expect(job.lastError).toBe('invalid number');
+});
+
+test('a job whose process died while running it runs again once its lease is out', async () => {
+  const queue = new JobQueue({ database: database.handle, clock, log, leaseMs: 60_000 });
+  let runs = 0;
+  queue.define('test.leased', async () => {
+    runs += 1;
+  });
+  const { id } = await queue.enqueue(null, 'test.leased', {});
+  // Claimed by a process that then died: running, with a lease.
+  await database.handle.query(`UPDATE job_queue SET status = 'running', attempts = 1, locked_until = $2 WHERE id = $1`, [
+    id,
+    new Date(clock.now().getTime() + 60_000).toISOString(),
+  ]);
+  await queue.drain();
+  expect(runs).toBe(0);
+  clock.advance(60_001);
+  await queue.drain();
+  expect(runs).toBe(1);
+  const job = (await queue.get(id))!;
+  expect(job.status).toBe('done');
+  expect(job.attempts).toBe(2);
+});
+
+test('a started queue is woken by the enqueue, not by its polling interval', async () => {
+  const queue = new JobQueue({ database: database.handle, clock, log, pollMs: 600_000 });
+  let done: () => void = () => {};
+  const ran = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  queue.define('test.wake', async () => done());
+  await queue.start();
+  try {
+    await Bun.sleep(50);
+    await queue.enqueue(null, 'test.wake', {});
+    // Polled every 10 minutes: running within a generous 30 s deadline can only be the enqueue's wake-up.
+    const woken = await Promise.race([ran.then(() => true), Bun.sleep(30_000).then(() => false)]);
+    expect(woken).toBe(true);
+  } finally {
+    await queue.stop();
+  }
+});
+
+test('delivered events and finished jobs are pruned after 30 days; pending, dead and recent ones stay', async () => {
+  const { platformJobs } = await import('.');
+  const { loadConfig } = await import('../lib/config');
+  const { Outbox } = await import('../lib/outbox');
+  const outbox = new Outbox({ database: database.handle, clock, log });
+  const queue = new JobQueue({ database: database.handle, clock, log });
+  const retention = platformJobs({ database: database.handle, clock, log, config: loadConfig({}), outbox, queue } as never).find(
+    (job) => job.name === 'outbox-and-queue.retention',
+  )!;
+  const old = new Date(clock.now().getTime() - 31 * 86_400_000).toISOString();
+  const recent = new Date(clock.now().getTime() - 29 * 86_400_000).toISOString();
+  const event = async (createdAt: string, status: string | null) => {
+    const [row] = await database.handle.query<{ id: string }>(
+      `INSERT INTO outbox_events (type, payload, created_at) VALUES ('retention.test', '{}', $1) RETURNING id`,
+      [createdAt],
+    );
+    if (status) await database.handle.query(`INSERT INTO outbox_deliveries (event_id, subscriber, status) VALUES ($1, 'retention', $2)`, [row!.id, status]);
+    return Number(row!.id);
+  };
+  const oldDone = await event(old, 'done');
+  const oldPending = await event(old, 'pending');
+  const oldDead = await event(old, 'dead');
+  const recentDone = await event(recent, 'done');
+  const job = async (status: string, finishedAt: string) => {
+    const [row] = await database.handle.query<{ id: string }>(
+      `INSERT INTO job_queue (name, status, run_at, max_attempts, finished_at) VALUES ('retention.test', $1, $2, 1, $2) RETURNING id`,
+      [status, finishedAt],
+    );
+    return Number(row!.id);
+  };
+  const oldFinished = await job('done', old);
+  const oldDeadJob = await job('dead', old);
+  const recentFinished = await job('done', recent);
+
+  await retention.run();
+  const events = (await database.handle.query<{ id: string }>(`SELECT id FROM outbox_events WHERE type = 'retention.test'`)).map((row) => Number(row.id));
+  expect(events.sort((x, y) => x - y)).toEqual([oldPending, oldDead, recentDone]);
+  expect(events).not.toContain(oldDone);
+  const jobs = (await database.handle.query<{ id: string }>(`SELECT id FROM job_queue WHERE name = 'retention.test'`)).map((row) => Number(row.id));
+  expect(jobs.sort((x, y) => x - y)).toEqual([oldDeadJob, recentFinished]);
+  expect(jobs).not.toContain(oldFinished);
+});

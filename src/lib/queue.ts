@@ -1,0 +1,255 @@
+import type { Clock } from './clock';
+import type { DatabaseHandle, Querier } from './db/client';
+import type { Logger } from './log';
+import { WorkLoop } from './work-loop';
+
+/**
+ * The job queue beside the interval scheduler: work to run now or at a time, in any process that has the
+ * job's handler. Jobs are claimed with FOR UPDATE SKIP LOCKED under a lease (a job whose process died runs
+ * again once its lease is out), so a job runs at least once and, while its process lives, in one process
+ * only; handlers must be idempotent. A `uniqueKey` makes enqueueing idempotent: the same (name, key) is
+ * one job for ever, so re-enqueueing a schedule or a notification is safe. A failure is retried with
+ * exponential backoff up to the job's attempt limit and then dead-lettered; an error whose `retryable` is
+ * false (a permanent refusal) is dead at once. Support lists dead letters and puts them back in line.
+ */
+export interface JobContext {
+  id: number;
+  name: string;
+  /** 1 on the first run. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+export type JobHandler<Payload> = (payload: Payload, job: JobContext) => Promise<void>;
+
+/** Thrown (or any error with `retryable: false`) when running the job again cannot help. */
+export class PermanentJobError extends Error {
+  readonly retryable = false;
+}
+
+export interface EnqueueOptions {
+  /** When to run it; default now. */
+  runAt?: Date;
+  /** One job per (name, key), whatever its state: enqueueing it again returns the existing job. */
+  uniqueKey?: string;
+  /** Default: the job definition's, else 8. */
+  maxAttempts?: number;
+}
+
+export interface QueuedJob {
+  id: number;
+  name: string;
+  uniqueKey: string | null;
+  payload: unknown;
+  status: 'queued' | 'running' | 'done' | 'dead';
+  runAt: Date;
+  attempts: number;
+  maxAttempts: number;
+  lastError: string | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface JobQueueOptions {
+  database: DatabaseHandle;
+  clock: Clock;
+  log: Logger;
+  /** Delay before the first retry, doubled for each further one (default 5 s), capped at `maxBackoffMs` (1 h). */
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  /** How long a claimed job may run before another process takes it over (default 5 min). */
+  leaseMs?: number;
+  /** Jobs run at once by this process (default 4). */
+  concurrency?: number;
+  /** A pass runs at least this often, for jobs coming due (default 1 s; NOTIFY wakes it for new ones). */
+  pollMs?: number;
+}
+
+const CHANNEL = 'job_queue';
+const DEFAULT_MAX_ATTEMPTS = 8;
+
+interface JobRow extends Record<string, unknown> {
+  id: string | number | bigint;
+  name: string;
+  unique_key: string | null;
+  payload: unknown;
+  status: QueuedJob['status'];
+  run_at: Date | string;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  created_at: Date | string;
+  finished_at: Date | string | null;
+}
+
+const iso = (date: Date) => date.toISOString();
+
+function jobOf(row: JobRow): QueuedJob {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    uniqueKey: row.unique_key,
+    payload: row.payload,
+    status: row.status,
+    runAt: new Date(row.run_at),
+    attempts: row.attempts,
+    maxAttempts: row.max_attempts,
+    lastError: row.last_error,
+    createdAt: new Date(row.created_at),
+    finishedAt: row.finished_at === null ? null : new Date(row.finished_at),
+  };
+}
+
+export class JobQueue {
+  private readonly definitions = new Map<string, { handle: JobHandler<never>; maxAttempts: number }>();
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly loop: WorkLoop;
+
+  constructor(private readonly options: JobQueueOptions) {
+    this.backoffMs = options.backoffMs ?? 5_000;
+    this.maxBackoffMs = options.maxBackoffMs ?? 3_600_000;
+    this.leaseMs = options.leaseMs ?? 300_000;
+    this.concurrency = options.concurrency ?? 4;
+    this.loop = new WorkLoop(async () => (await this.runOnce()) > 0, {
+      pollMs: options.pollMs ?? 1_000,
+      onError: (error) => options.log.error('job queue pass failed', { error: String(error) }),
+      wakeOn: { database: options.database, channel: CHANNEL },
+    });
+  }
+
+  /** Registers the handler of jobs named `name` in this process. */
+  define<Payload>(name: string, handle: JobHandler<Payload>, options: { maxAttempts?: number } = {}): void {
+    if (this.definitions.has(name)) throw new Error(`job ${name} is defined twice`);
+    this.definitions.set(name, { handle: handle as JobHandler<never>, maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS });
+  }
+
+  /**
+   * Enqueues a job, in the caller's transaction when given its querier (it then exists exactly when the
+   * caller's change does). Returns the job's id and whether it is new (false: the unique key existed).
+   */
+  async enqueue(tx: Querier | null, name: string, payload: unknown, options: EnqueueOptions = {}): Promise<{ id: number; created: boolean }> {
+    const query = tx ?? this.options.database.query;
+    const maxAttempts = options.maxAttempts ?? this.definitions.get(name)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const [inserted] = await query<{ id: string }>(
+      `WITH job AS (
+         INSERT INTO job_queue (name, unique_key, payload, run_at, max_attempts) VALUES ($1, $2, $3::jsonb, $4, $5)
+         ON CONFLICT (name, unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+         RETURNING id
+       )
+       SELECT id, pg_notify('${CHANNEL}', '') FROM job`,
+      [name, options.uniqueKey ?? null, JSON.stringify(payload ?? {}), iso(options.runAt ?? this.options.clock.now()), maxAttempts],
+    );
+    this.loop.committed();
+    if (inserted) return { id: Number(inserted.id), created: true };
+    const [existing] = await query<{ id: string }>('SELECT id FROM job_queue WHERE name = $1 AND unique_key = $2', [name, options.uniqueKey ?? null]);
+    return { id: Number(existing!.id), created: false };
+  }
+
+  /** Deletes jobs that finished before `cutoff` (their unique keys are free again); dead ones stay. */
+  async prune(cutoff: Date): Promise<void> {
+    await this.options.database.query(`DELETE FROM job_queue WHERE status = 'done' AND finished_at < $1`, [cutoff.toISOString()]);
+  }
+
+  async start(): Promise<void> {
+    await this.loop.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  /** Runs everything due now (and what comes due meanwhile), then returns the number of runs (tests). */
+  async drain(): Promise<number> {
+    return WorkLoop.drain(() => this.runOnce());
+  }
+
+  /** One pass: claims up to `concurrency` due jobs this process can run and runs them side by side. */
+  async runOnce(): Promise<number> {
+    const names = [...this.definitions.keys()];
+    if (names.length === 0) return 0;
+    const now = this.options.clock.now();
+    // A job whose lease ran out on its last allowed attempt is dead: its process died running it each time.
+    await this.options.database.query(
+      `UPDATE job_queue SET status = 'dead', locked_until = NULL, finished_at = $1, last_error = coalesce(last_error, 'lease expired')
+       WHERE status = 'running' AND locked_until < $1 AND attempts >= max_attempts`,
+      [iso(now)],
+    );
+    const claimed = await this.options.database.query<JobRow>(
+      `UPDATE job_queue SET status = 'running', attempts = attempts + 1, locked_until = $2
+       WHERE id IN (
+         SELECT id FROM job_queue
+         WHERE name = ANY($3::text[])
+           AND ((status = 'queued' AND run_at <= $1) OR (status = 'running' AND locked_until < $1))
+         ORDER BY run_at, id LIMIT $4
+         FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [iso(now), iso(new Date(now.getTime() + this.leaseMs)), names, this.concurrency],
+    );
+    await Promise.all(claimed.map((row) => this.run(jobOf(row))));
+    return claimed.length;
+  }
+
+  private async run(job: QueuedJob): Promise<void> {
+    const definition = this.definitions.get(job.name)!;
+    try {
+      await definition.handle(job.payload as never, { id: job.id, name: job.name, attempt: job.attempts, maxAttempts: job.maxAttempts });
+      await this.options.database.query(
+        `UPDATE job_queue SET status = 'done', locked_until = NULL, finished_at = $3, last_error = NULL
+         WHERE id = $1 AND status = 'running' AND attempts = $2`,
+        [job.id, job.attempts, iso(this.options.clock.now())],
+      );
+    } catch (error) {
+      const now = this.options.clock.now();
+      const message = error instanceof Error ? error.message : String(error);
+      const permanent = (error as { retryable?: unknown } | null)?.retryable === false;
+      const dead = permanent || job.attempts >= job.maxAttempts;
+      await this.options.database.query(
+        `UPDATE job_queue SET status = $3, run_at = $4, locked_until = NULL, last_error = $5, finished_at = $6
+         WHERE id = $1 AND status = 'running' AND attempts = $2`,
+        [
+          job.id,
+          job.attempts,
+          dead ? 'dead' : 'queued',
+          iso(dead ? job.runAt : new Date(now.getTime() + this.backoff(job.attempts))),
+          message.slice(0, 2000),
+          dead ? iso(now) : null,
+        ],
+      );
+      const fields = { job: job.name, id: job.id, attempt: job.attempts, error: message };
+      if (dead) this.options.log.error(permanent ? 'job refused permanently, dead-lettered' : 'job dead-lettered', fields);
+      else this.options.log.warn('job failed, retrying', fields);
+    }
+  }
+
+  /** The delay before retry number `attempts` (1 = the first retry): backoff × 2^(attempts−1), capped. */
+  backoff(attempts: number): number {
+    return Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (attempts - 1));
+  }
+
+  async get(id: number): Promise<QueuedJob | null> {
+    const [row] = await this.options.database.query<JobRow>('SELECT * FROM job_queue WHERE id = $1', [id]);
+    return row ? jobOf(row) : null;
+  }
+
+  async deadLetters(limit = 100): Promise<QueuedJob[]> {
+    const rows = await this.options.database.query<JobRow>(`SELECT * FROM job_queue WHERE status = 'dead' ORDER BY id DESC LIMIT $1`, [limit]);
+    return rows.map(jobOf);
+  }
+
+  /** Puts a dead job back in line now with a fresh set of attempts; false when it is not dead. */
+  async retryDead(id: number): Promise<boolean> {
+    const rows = await this.options.database.query(
+      `UPDATE job_queue SET status = 'queued', attempts = 0, run_at = $2, finished_at = NULL
+       WHERE id = $1 AND status = 'dead' RETURNING id`,
+      [id, iso(this.options.clock.now())],
+    );
+    if (rows.length > 0) {
+      await this.options.database.query(`SELECT pg_notify('${CHANNEL}', '')`);
+      this.loop.wake();
+    }
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,48 @@
+import { bigint, bigserial, boolean, doublePrecision, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** Tables of migration 0310. The service uses parameterised SQL; these types document the rows. */
+
+export const alarms = pgTable('alarms', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: integer('account_id').notNull(),
+  unitId: integer('unit_id').notNull(),
+  type: text('type').notNull(),
+  class: text('class', { enum: ['security', 'function'] }).notNull(),
+  raisedAt: timestamp('raised_at', { withTimezone: true }).notNull(),
+  lastSeenAt: timestamp('last_seen_at', { withTimezone: true }).notNull(),
+  occurrences: integer('occurrences').notNull(),
+  lat: doublePrecision('lat'),
+  lon: doublePrecision('lon'),
+  address: text('address'),
+  details: jsonb('details').notNull(),
+  acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
+  acknowledgedBy: integer('acknowledged_by'),
+  acknowledgedByName: text('acknowledged_by_name'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const alarmUnitInputs = pgTable('alarm_unit_inputs', {
+  unitId: integer('unit_id').primaryKey(),
+  din2: boolean('din2'),
+  din3: boolean('din3'),
+  externalPower: boolean('external_power'),
+  serviceStep: integer('service_step'),
+  lastFix: timestamp('last_fix', { withTimezone: true }),
+});
+
+export const alarmDeliveries = pgTable('alarm_deliveries', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: integer('account_id').notNull(),
+  alarmId: bigint('alarm_id', { mode: 'number' }).notNull(),
+  receiverId: integer('receiver_id'),
+  receiverName: text('receiver_name').notNull(),
+  channel: text('channel', { enum: ['email', 'sms', 'push'] }).notNull(),
+  recipient: text('recipient').notNull(),
+  status: text('status', { enum: ['queued', 'sent', 'retrying', 'failed', 'refused'] }).notNull(),
+  attempts: integer('attempts').notNull(),
+  providerId: text('provider_id'),
+  error: text('error'),
+  jobId: bigint('job_id', { mode: 'number' }),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -1,0 +1,76 @@
+import { bigserial, boolean, customType, doublePrecision, integer, pgTable, primaryKey, serial, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+
+/** Tables of migrations 0200 and 0330. The service uses parameterised SQL (PostGIS geography); these types document the rows. */
+
+/** A PostGIS geography (a circle's centre point or a polygon) as EWKB hex, the way the drivers hand it over. */
+const geography = customType<{ data: string }>({ dataType: () => 'geography' });
+
+export const geofences = pgTable('geofences', {
+  id: serial('id').primaryKey(),
+  accountId: integer('account_id').notNull(),
+  name: text('name').notNull(),
+  shape: text('shape', { enum: ['circle', 'polygon'] }).notNull(),
+  geom: geography('geom').notNull(),
+  radiusM: integer('radius_m'),
+  theftMode: boolean('theft_mode').notNull(),
+  realTime: boolean('real_time').notNull(),
+  active: boolean('active').notNull(),
+  timeZone: text('time_zone').notNull(),
+  /** The zone's box in degrees widened beyond its margin (generated from geom and radius_m): matching's first test. */
+  boxWest: doublePrecision('box_west'),
+  boxSouth: doublePrecision('box_south'),
+  boxEast: doublePrecision('box_east'),
+  boxNorth: doublePrecision('box_north'),
+  createdBy: integer('created_by'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const geofenceUnits = pgTable(
+  'geofence_units',
+  {
+    geofenceId: integer('geofence_id').notNull(),
+    unitId: integer('unit_id').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.geofenceId, table.unitId] })],
+);
+
+export const geofenceDeactivations = pgTable('geofence_deactivations', {
+  id: serial('id').primaryKey(),
+  geofenceId: integer('geofence_id').notNull(),
+  position: smallint('position').notNull(),
+  days: smallint('days').array().notNull(),
+  fromMinute: smallint('from_minute').notNull(),
+  toMinute: smallint('to_minute').notNull(),
+});
+
+export const geofenceState = pgTable(
+  'geofence_state',
+  {
+    unitId: integer('unit_id').notNull(),
+    geofenceId: integer('geofence_id').notNull(),
+    inside: boolean('inside'),
+    leaning: boolean('leaning'),
+    leaningCount: smallint('leaning_count').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.unitId, table.geofenceId] })],
+);
+
+/** The newest fix matched per unit with zones (older fixes are history), and the mark before the latest batch. */
+export const geofenceUnitMarks = pgTable('geofence_unit_marks', {
+  unitId: integer('unit_id').primaryKey(),
+  lastFix: timestamp('last_fix', { withTimezone: true }).notNull(),
+  previousFix: timestamp('previous_fix', { withTimezone: true }),
+});
+
+export const geofenceEvents = pgTable('geofence_events', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: integer('account_id').notNull(),
+  geofenceId: integer('geofence_id').notNull(),
+  unitId: integer('unit_id').notNull(),
+  transition: text('transition', { enum: ['entered', 'exited'] }).notNull(),
+  at: timestamp('at', { withTimezone: true }).notNull(),
+  lat: doublePrecision('lat').notNull(),
+  lon: doublePrecision('lon').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});

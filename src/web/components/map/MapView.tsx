@@ -1,0 +1,238 @@
+import { Map as MapLibre, type MapMouseEvent, NavigationControl, ScaleControl } from 'maplibre-gl';
+import { createContext, type ReactNode, useContext, useLayoutEffect, useRef, useState } from 'react';
+import { applyBaseMap } from './basemap';
+import { prepareMapLibre, webglAvailable } from './maplibre-setup';
+
+/**
+ * The app's map: MapLibre on the brand's base map (offline outlines at once, the online style once it could be
+ * fetched), with its controls. Everything drawn on it is a child layer that adds its own sources and layers when
+ * it mounts and removes them when it unmounts (`GeoJsonLayer` for MapLibre sources; `DeckOverlay` with its
+ * `useDeckLayers` children for deck.gl, interleaved into MapLibre's WebGL context). The map is created once;
+ * later changes of these props are not applied (children and the map's own methods move it).
+ */
+export interface MapViewProps {
+  center: [number, number];
+  zoom: number;
+  minZoom?: number;
+  maxZoom?: number;
+  /** The brand's sub-site (its online style) and the app's language (the map's labels). */
+  subsiteId: number;
+  language: string;
+  label: string;
+  className: string;
+  testId: string;
+  /** A container role, named by `label` (the place form's map is an `application`: a click picks a point). */
+  role?: string;
+  /** Extra attribution beside the online style's own (false: no attribution control). */
+  attribution?: string | false;
+  /** Only panning and zooming (no rotation or pitch): what a fleet map needs. */
+  flat?: boolean;
+  /** The world's outlines of the offline base map wait for this (see `applyBaseMap`). */
+  worldAfter?: Promise<void>;
+  /** On a software renderer, draw at half resolution while the map moves (see `reduceResolutionWhileMoving`). */
+  reduceWhileMoving?: boolean;
+  onClick?: (lngLat: { lat: number; lng: number }) => void;
+  /** Called once the map exists (with null when it is removed): for probes, marks and camera moves. */
+  onMap?: (map: MapLibre | null) => void;
+  /** The map cannot be drawn here (no WebGL, or MapLibre refused): the page shows something else. */
+  onFailure?: (reason: string) => void;
+  children?: ReactNode;
+}
+
+/** What a child layer gets from its map. */
+export interface MapScene {
+  map: MapLibre;
+  container: HTMLElement;
+  /**
+   * True once the map is removed: React runs a removed parent's clean-ups before its children's, so a child's
+   * clean-up finds the map gone and has nothing to take off it.
+   */
+  readonly removed: boolean;
+  /** Called whenever the drawing buffer's pixel ratio changes while moving (deck.gl must follow it). */
+  onResolution(listener: () => void): () => void;
+  /**
+   * Records which sources and layers a child has on the map, so that the container's `data-sources` and
+   * `data-layers` list what is drawn (tests read them). Returns the function that takes them off the list.
+   */
+  announce(owner: object, sources: readonly string[], layers: readonly string[]): () => void;
+}
+
+const SceneContext = createContext<MapScene | null>(null);
+
+/** The map a layer child is drawn on. Only used inside `MapView`, which renders its children once the map exists. */
+export function useMapScene(): MapScene {
+  const scene = useContext(SceneContext);
+  if (!scene) throw new Error('a map layer must be a child of MapView');
+  return scene;
+}
+
+/** Share of the full resolution a software renderer draws at while the map moves. */
+const MOVING_RESOLUTION = 0.5;
+/** The map counts as settled (and is drawn sharp again) this long after its last move. */
+const SETTLE_MS = 250;
+
+/** WebGL without a GPU (SwiftShader, llvmpipe): every pixel is computed by the CPU. */
+function softwareRenderer(map: MapLibre): boolean {
+  const gl = map.getCanvas().getContext('webgl2');
+  if (!gl) return false;
+  const info = gl.getExtension('WEBGL_debug_renderer_info');
+  const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+  return /swiftshader|llvmpipe|softpipe|software/i.test(renderer);
+}
+
+/**
+ * On a software renderer a frame's cost follows its pixel count, so while the map is dragged, zoomed or flown
+ * it is drawn at half resolution (a quarter of the pixels) and drawn sharp again once it settles, as offices
+ * on remote desktops without a GPU need to pan a large fleet smoothly. `node.dataset.resolution` tells which.
+ */
+function reduceResolutionWhileMoving(map: MapLibre, node: HTMLElement, onResized: () => void): () => void {
+  let settle: ReturnType<typeof setTimeout> | null = null;
+  // Changing the resolution resizes the map, which itself reports a move: not one of the user's.
+  let resizing = false;
+  const resolution = (share: number) => {
+    resizing = true;
+    const ratio = (window.devicePixelRatio || 1) * share;
+    try {
+      map.setPixelRatio(ratio);
+      onResized();
+    } finally {
+      resizing = false;
+    }
+    node.dataset.resolution = share === 1 ? 'full' : 'reduced';
+  };
+  node.dataset.resolution = 'full';
+  const onMove = () => {
+    if (resizing) return;
+    if (settle === null) resolution(MOVING_RESOLUTION);
+    else clearTimeout(settle);
+    settle = setTimeout(() => {
+      settle = null;
+      resolution(1);
+    }, SETTLE_MS);
+  };
+  map.on('move', onMove);
+  return () => {
+    map.off('move', onMove);
+    if (settle !== null) clearTimeout(settle);
+  };
+}
+
+/** The container's `data-sources` / `data-layers`: what the children have on the map now. */
+function announcer(container: HTMLElement): MapScene['announce'] {
+  const drawn = new Map<object, { sources: readonly string[]; layers: readonly string[] }>();
+  const write = () => {
+    const sources = [...drawn.values()].flatMap((entry) => entry.sources).join(' ');
+    const layers = [...drawn.values()].flatMap((entry) => entry.layers).join(' ');
+    if (container.dataset.sources !== sources) container.dataset.sources = sources;
+    if (container.dataset.layers !== layers) container.dataset.layers = layers;
+  };
+  return (owner, sources, layers) => {
+    const entry = { sources, layers };
+    drawn.set(owner, entry);
+    write();
+    return () => {
+      if (drawn.get(owner) !== entry) return; // announced anew since
+      drawn.delete(owner);
+      write();
+    };
+  };
+}
+
+export function MapView(props: MapViewProps) {
+  const containerRef = useRef<HTMLDivElement>(null);
+  const propsRef = useRef(props);
+  propsRef.current = props;
+  const [scene, setScene] = useState<MapScene | null>(null);
+  const [failed, setFailed] = useState(false);
+
+  // Create the map once. In a layout effect: the children then mount in a synchronous render right after, with
+  // their effects, in the same task; from a passive effect their render waited its turn behind the page's own (the
+  // live map's panel over the whole fleet), which held back the fleet's first draw by a few hundred milliseconds.
+  useLayoutEffect(() => {
+    const container = containerRef.current;
+    if (!container) return;
+    const start = propsRef.current;
+    const fail = (reason: string) => {
+      setFailed(true);
+      start.onFailure?.(reason);
+    };
+    if (!webglAvailable()) return fail('webgl');
+    prepareMapLibre();
+    let map: MapLibre;
+    try {
+      map = new MapLibre({
+        container,
+        // The offline base map's water until its outlines are in.
+        style: { version: 8, sources: {}, layers: [{ id: 'water', type: 'background', paint: { 'background-color': '#bcd6ea' } }] },
+        center: start.center,
+        zoom: start.zoom,
+        minZoom: start.minZoom ?? 2,
+        maxZoom: start.maxZoom ?? 19,
+        ...(start.flat ? { dragRotate: false, pitchWithRotate: false, maxPitch: 0 } : {}),
+        fadeDuration: 0,
+        attributionControl: start.attribution === false ? false : { compact: true, customAttribution: start.attribution ?? 'Natural Earth' },
+        canvasContextAttributes: { antialias: false, preserveDrawingBuffer: false },
+      });
+    } catch (error) {
+      return fail(String(error));
+    }
+    if (start.flat) {
+      map.touchZoomRotate.disableRotation();
+      map.keyboard.disableRotation();
+    }
+    map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
+    map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
+    map.getCanvas().setAttribute('aria-label', start.label);
+    const onClick = (event: MapMouseEvent) => propsRef.current.onClick?.(event.lngLat);
+    map.on('click', onClick);
+
+    const resolutionListeners = new Set<() => void>();
+    const stopAdapting =
+      start.reduceWhileMoving && softwareRenderer(map)
+        ? reduceResolutionWhileMoving(map, container, () => {
+            for (const listener of resolutionListeners) listener();
+          })
+        : () => {};
+    const resizeObserver = new ResizeObserver(() => map.resize());
+    resizeObserver.observe(container);
+    const abort = new AbortController();
+    applyBaseMap(map, container, { subsiteId: start.subsiteId, language: start.language, signal: abort.signal, worldAfter: start.worldAfter });
+
+    let removed = false;
+    setScene({
+      map,
+      container,
+      get removed() {
+        return removed;
+      },
+      onResolution(listener) {
+        resolutionListeners.add(listener);
+        return () => resolutionListeners.delete(listener);
+      },
+      announce: announcer(container),
+    });
+    start.onMap?.(map);
+    return () => {
+      stopAdapting();
+      abort.abort();
+      resizeObserver.disconnect();
+      propsRef.current.onMap?.(null);
+      removed = true;
+      map.remove();
+    };
+  }, []);
+
+  return (
+    <>
+      <div
+        ref={containerRef}
+        className={props.className}
+        // Named only with a role: without one the canvas carries the name.
+        {...(props.role ? { role: props.role, 'aria-label': props.label } : {})}
+        data-testid={props.testId}
+        data-failed={failed || undefined}
+      />
+      {scene && <SceneContext.Provider value={scene}>{props.children}</SceneContext.Provider>}
+    </>
+  );
+}
