@@ -130,6 +130,30 @@ export async function expectAccessible(page: Page, what: string) {
 }
 
 /** Reads until the value equals `expected` (what the page or the server does next is asynchronous), then asserts it. */
+/**
+ * What sticks out past the right edge of a page's viewport (empty when nothing does): the outermost such elements,
+ * named by tag, test id and classes, so that a failing check says what to fix.
+ */
+export function horizontalOverflow(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth <= width) return [];
+    const offenders: string[] = [];
+    const visit = (element: Element): void => {
+      const box = element.getBoundingClientRect();
+      if (box.right > width + 0.5 && box.width > 0) {
+        const testId = element.getAttribute('data-testid');
+        const classes = [...element.classList].join('.');
+        offenders.push(`${element.tagName.toLowerCase()}${testId ? `[${testId}]` : ''}${classes ? `.${classes}` : ''} ${Math.round(box.right - width)}px`);
+        return;
+      }
+      for (const child of element.children) visit(child);
+    };
+    visit(document.body);
+    return offenders.length > 0 ? offenders : [`document ${document.documentElement.scrollWidth - width}px`];
+  });
+}
+
 export async function eventually<T>(read: () => Promise<T>, expected: T, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: T = await read();
