@@ -10,7 +10,8 @@
  * servers speaking SMTP, Twilio's REST API (answering `--sms-429` of requests with 429) and web push (decrypting).
  * When `--kill-at` of the expected messages have arrived, the worker is killed with SIGKILL and a new one started.
  *
- * Printed: messages received per channel at the servers, units with a message missing or received twice, the delivery
+ * Printed: messages received per channel at the servers (a repeat carrying a delivery's Message-ID or push Topic already
+ * seen is counted apart, as the receiver drops it), units with a message missing or received twice, the delivery
  * log's statuses, deliveries per second (first commit → last message), and p50/p95 from the commit of a unit's exit
  * position to its message's acceptance by the server.
  */
@@ -173,22 +174,33 @@ const nameToUnit = new Map<string, number>();
 for (const row of await database.query<{ id: number; name: string }>('SELECT id, name FROM units WHERE account_id = $1', [accountId])) nameToUnit.set(row.name, row.id);
 const received = { email: new Map<number, number[]>(), sms: new Map<number, number[]>(), push: new Map<number, number[]>() };
 const seen = { email: 0, sms: 0, push: 0 };
+// A send repeated after the kill carries its delivery's Message-ID or Topic: a mail client or push service drops it.
+const deliveryIds = { email: new Set<string>(), sms: new Set<string>(), push: new Set<string>() };
+const repeatsDropped = { email: 0, sms: 0, push: 0 };
 const unitOf = (text: string) => nameToUnit.get(text.match(/Bench \d{15}/)?.[0] ?? '');
 function collect(): void {
   const now = Date.now();
-  const take = (channel: keyof typeof received, count: number, textAt: (index: number) => string) => {
+  const take = (channel: keyof typeof received, count: number, textAt: (index: number) => string, idAt: (index: number) => string | null) => {
     for (let index = seen[channel]; index < count; index++) {
       const unit = unitOf(textAt(index));
       if (unit === undefined) continue;
+      const id = idAt(index);
+      if (id) {
+        if (deliveryIds[channel].has(id)) {
+          repeatsDropped[channel]++;
+          continue;
+        }
+        deliveryIds[channel].add(id);
+      }
       const list = received[channel].get(unit) ?? [];
       list.push(now);
       received[channel].set(unit, list);
     }
     seen[channel] = count;
   };
-  take('email', smtp.inbox.length, (index) => smtp.inbox[index]!.subject);
-  take('sms', twilio.messages.length, (index) => twilio.messages[index]!.body);
-  take('push', push.received.length, (index) => push.received[index]!.payload);
+  take('email', smtp.inbox.length, (index) => smtp.inbox[index]!.subject, (index) => smtp.inbox[index]!.messageId || null);
+  take('sms', twilio.messages.length, (index) => twilio.messages[index]!.body, () => null);
+  take('push', push.received.length, (index) => push.received[index]!.payload, (index) => push.received[index]!.topic);
 }
 const collector = setInterval(collect, 10);
 
@@ -244,6 +256,7 @@ console.log(
       messagesReceived: { email: received.email.size, sms: received.sms.size, push: received.push.size, total: delivered },
       unitsMissingAMessage: missing,
       unitsReceivedTwice: twice,
+      repeatsDroppedByDeliveryId: repeatsDropped,
       sms429Answered: throttled,
       deliveryLog: statuses,
       deliveriesPerSecond: Math.round((delivered / (lastMessage - stormStart)) * 1000),

@@ -8,6 +8,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** The Message-ID header (`<id@host>`); nodemailer makes a random one when absent. */
+  messageId?: string;
   /** Files sent along (passed to nodemailer as they are; the outbox row keeps the text only). */
   attachments?: Array<{ filename: string; content: Buffer; contentType: string }>;
 }
@@ -39,7 +41,8 @@ export function createMailer(options: {
       let failure: unknown = null;
       let messageId: string | null = null;
       try {
-        messageId = (await transport.sendMail({ from: options.from, ...message })).messageId ?? null;
+        const { messageId: fixedId, ...mail } = message;
+        messageId = (await transport.sendMail({ from: options.from, ...mail, ...(fixedId ? { messageId: fixedId } : {}) })).messageId ?? null;
       } catch (cause) {
         status = 'failed';
         failure = cause;

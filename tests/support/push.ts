@@ -14,6 +14,8 @@ export interface ReceivedPush {
   /** The application server's VAPID public key, from the verified authorization. */
   vapidKey: string;
   location: string;
+  /** The Topic header, when the sender gave one (a repeated send of one delivery carries the same). */
+  topic: string | null;
 }
 
 const b64url = (buffer: Buffer) => buffer.toString('base64url');
@@ -95,7 +97,7 @@ export async function startPushService() {
         return respond(400, `cannot decrypt: ${(error as Error).message}`);
       }
       const location = `${url.origin}/messages/${randomUUID()}`;
-      received.push({ subscriptionId, payload, ttl, vapidKey, location });
+      received.push({ subscriptionId, payload, ttl, vapidKey, location, topic: request.headers.get('topic') });
       return respond(201, '', { location });
     },
   });

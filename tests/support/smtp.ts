@@ -5,6 +5,8 @@ export interface ReceivedMail {
   to: string;
   subject: string;
   text: string;
+  /** The Message-ID header: the same on every attempt of one delivery, so a repeat can be told apart. */
+  messageId: string;
   /** Attached files with their text content (e.g. an iCalendar invitation). */
   attachments: Array<{ filename: string; contentType: string; content: string }>;
 }
@@ -31,7 +33,7 @@ export async function startSmtpServer() {
         .then((mail: ParsedMail) => {
           const to = Array.isArray(mail.to) ? mail.to.map((a) => a.text).join(', ') : (mail.to?.text ?? '');
           const attachments = mail.attachments.map((file) => ({ filename: file.filename ?? '', contentType: file.contentType, content: file.content.toString('utf8') }));
-          inbox.push({ to, subject: mail.subject ?? '', text: mail.text ?? '', attachments });
+          inbox.push({ to, subject: mail.subject ?? '', text: mail.text ?? '', messageId: mail.messageId ?? '', attachments });
           for (const wake of waiters.splice(0)) wake();
           callback();
         })

@@ -34,11 +34,20 @@ export interface SendResult {
   providerId: string | null;
 }
 
+/**
+ * One delivery's identity, the same on every attempt: a send that is repeated after a crash (delivery is at least
+ * once) carries the same e-mail Message-ID and push Topic, so the receiving side can drop the repeat.
+ */
+export interface Delivery {
+  /** Letters, digits, '-' and '_' only, at most 32 characters (a push Topic's limit). */
+  id: string;
+}
+
 export interface Channel<Name extends ChannelName = ChannelName> {
   readonly name: Name;
   /** Which implementation sends: 'smtp', 'twilio', 'web-push', or 'embedded' (records only). */
   readonly provider: string;
-  send(recipient: Recipients[Name], message: NotificationMessage): Promise<SendResult>;
+  send(recipient: Recipients[Name], message: NotificationMessage, delivery?: Delivery): Promise<SendResult>;
 }
 
 /**

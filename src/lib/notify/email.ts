@@ -10,10 +10,11 @@ export function emailChannel(mailer: Mailer, options: { publicUrl: string; embed
   return {
     name: 'email',
     provider: options.embedded ? 'embedded' : 'smtp',
-    async send(to, message) {
+    async send(to, message, delivery) {
       try {
         const { messageId } = await mailer.send({
           to,
+          messageId: delivery ? `<${delivery.id}@${new URL(options.publicUrl).hostname}>` : undefined,
           subject: message.title,
           text: textWithLink(message, options.publicUrl),
           attachments: message.attachments?.map((file) => ({ filename: file.filename, contentType: file.contentType, content: Buffer.from(file.content, 'utf8') })),

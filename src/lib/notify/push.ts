@@ -28,7 +28,7 @@ export function webPushChannel(options: { vapid: VapidKeys; subject: string; ttl
   return {
     name: 'push',
     provider: 'web-push',
-    async send(subscription, message) {
+    async send(subscription, message, delivery) {
       const payload: PushPayload = { title: message.title, body: message.body, url: message.url ?? '/' };
       let details: ReturnType<typeof webpush.generateRequestDetails>;
       try {
@@ -36,6 +36,8 @@ export function webPushChannel(options: { vapid: VapidKeys; subject: string; ttl
           vapidDetails: { subject: options.subject, publicKey: options.vapid.publicKey, privateKey: options.vapid.privateKey },
           TTL: options.ttlSeconds ?? 86_400,
           contentEncoding: 'aes128gcm',
+          // A push service keeps one undelivered message per topic: a repeated send replaces, not adds (RFC 8030 §5.4).
+          ...(delivery ? { topic: delivery.id } : {}),
         });
       } catch (error) {
         throw new ChannelError(`push subscription unusable: ${(error as Error).message}`, false);

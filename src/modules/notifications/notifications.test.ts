@@ -121,6 +121,8 @@ describe('web push', () => {
     const received = push.received.at(-1)!;
     expect(JSON.parse(received.payload)).toEqual({ title: 'Alarm: Volvo', body: 'The Volvo left Home', url: '/map?unit=7' });
     expect(received.vapidKey).toBe(key.body.data!.publicKey);
+    // The Topic is the delivery's: a push service replaces an undelivered repeat instead of adding it.
+    expect(received.topic).toBe(`notification-${jobIds[0]}`);
     expect(await attemptsOf(jobIds[0]!)).toMatchObject([
       { channel: 'push', provider: 'web-push', recipient: subscription.endpoint, status: 'sent', providerId: received.location },
     ]);
@@ -156,6 +158,8 @@ describe('e-mail over SMTP', () => {
     const [first] = await attemptsOf(sent.jobId);
     expect(first).toMatchObject({ channel: 'email', provider: 'smtp', status: 'sent' });
     expect(first!.providerId).toMatch(/^<.+>$/);
+    // The Message-ID is the delivery's: a send repeated after a crash carries the same, and the receiver drops it.
+    expect(mail.messageId).toBe(`<notification-${sent.jobId}@portal.test>`);
 
     app.smtp.refuseNext(451);
     const retried = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'email', to: 'later@example.com', message });

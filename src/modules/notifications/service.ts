@@ -157,7 +157,7 @@ export async function createNotificationService(platform: Platform) {
         recipientText = payload.recipient;
       }
       try {
-        const result = await (channels[payload.channel] as Channel).send(recipient as never, payload.message);
+        const result = await (channels[payload.channel] as Channel).send(recipient as never, payload.message, { id: `notification-${job.id}` });
         await record(job, payload, recipientText, { status: result.status, providerId: result.providerId });
       } catch (error) {
         const retryable = !(error instanceof ChannelError) || error.retryable;
