@@ -91,6 +91,8 @@ export const PUBLISHED_VIEWS: Record<string, string> = {
   unit_live_state: 'tracking',
   unit_checked_in_drivers: 'trips',
   unit_parking_settings: 'trips',
+  // Who has booked a vehicle when (trips started during a booking get its driver).
+  unit_booked_drivers: 'bookings',
   // A unit's names, overspeed threshold and service settings (the alarm engine reads them).
   unit_alarm_settings: 'units',
 };

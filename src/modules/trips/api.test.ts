@@ -98,6 +98,7 @@ describe('GET /api/trips', () => {
       driverKey: null,
       driverUserId: null,
       driverName: null,
+      driverSource: null,
       harshBraking: 0,
       harshAcceleration: 0,
       harshCornering: 0,

@@ -92,6 +92,7 @@ interface OldTrip extends Record<string, unknown> {
   note: string | null;
   passengers: string | null;
   driver_user_id: number | null;
+  driver_source: DriverSource | null;
   start_address: string | null;
   stop_address: string | null;
   start_lat: number;
@@ -125,6 +126,14 @@ interface StateUpdate {
   openSince: number | null;
   recheckAt: number | null;
   reportsIgnition: boolean;
+}
+
+type DriverSource = 'checkin' | 'booking';
+
+/** The driver an old trip it overlaps had, and where that driver came from: both carry over to the trip found again. */
+function drivenBy(overlapping: OldTrip[]): { driverUserId: number | null; driverSource: DriverSource | null } {
+  const had = overlapping.find((candidate) => candidate.driver_user_id !== null && candidate.driver_user_id !== undefined);
+  return { driverUserId: had ? had.driver_user_id : null, driverSource: had ? (had.driver_source ?? 'checkin') : null };
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -270,7 +279,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock, classifi
   }
 
   const OLD_TRIP_COLUMNS = `t.unit_id, t.id, ${EPOCH_MS('t.start_time')} AS start_ms, ${EPOCH_MS('t.stop_time')} AS stop_ms, t.type, t.type_source,
-    t.purpose, t.note, t.passengers, t.driver_user_id, t.start_address, t.stop_address, ST_Y(t.start_geom) AS start_lat,
+    t.purpose, t.note, t.passengers, t.driver_user_id, t.driver_source, t.start_address, t.stop_address, ST_Y(t.start_geom) AS start_lat,
     ST_X(t.start_geom) AS start_lon, ST_Y(t.stop_geom) AS stop_lat, ST_X(t.stop_geom) AS stop_lon, t.distance_m,
     ${EPOCH_MS('t.detected_at')} AS detected_ms, ${ATTESTED} AS attested`;
 
@@ -388,7 +397,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock, classifi
           Number(was.start_ms) === trip.start.t &&
           Number(was.stop_ms) === trip.stop.t &&
           Math.abs(Number(was.distance_m) - trip.distanceM) < 0.01;
-        const entered = <K extends 'purpose' | 'note' | 'passengers' | 'driver_user_id'>(key: K): OldTrip[K] | null =>
+        const entered = <K extends 'purpose' | 'note' | 'passengers'>(key: K): OldTrip[K] | null =>
           overlapping.find((candidate) => candidate[key] !== null && candidate[key] !== undefined)?.[key] ?? null;
         const typed = overlapping.find((candidate) => candidate.type_source === 'user');
         const rule = ruled[written++] ?? null;
@@ -413,7 +422,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock, classifi
           maxSpeed: trip.maxSpeedKmh,
           avgSpeed: trip.avgSpeedKmh,
           driverKey: trip.driverKey,
-          driverUserId: entered('driver_user_id'),
+          ...drivenBy(overlapping),
           braking: trip.harshBraking,
           acceleration: trip.harshAcceleration,
           cornering: trip.harshCornering,
@@ -432,20 +441,25 @@ export function createDetection(database: DatabaseHandle, clock: Clock, classifi
     const inserted = await query<{ id: number | string; needs_address: boolean }>(
       `INSERT INTO trips (id, unit_id, account_id, start_time, stop_time, start_geom, stop_geom, start_address, stop_address,
                           odometer_start_m, odometer_stop_m, odometer_source, distance_m, max_speed_kmh, avg_speed_kmh, driver_key,
-                          driver_user_id, harsh_braking, harsh_acceleration, harsh_cornering, type, type_source, purpose, note,
-                          passengers, detection, point_count, detected_at)
+                          driver_user_id, driver_source, harsh_braking, harsh_acceleration, harsh_cornering, type, type_source, purpose,
+                          note, passengers, detection, point_count, detected_at)
        SELECT COALESCE(x.id, nextval('trips_id_seq')), x.u, x.a, x.st, x.sp, ST_SetSRID(ST_MakePoint(x.slon, x.slat), 4326),
               ST_SetSRID(ST_MakePoint(x.plon, x.plat), 4326), x.sa, x.pa, x.os, x.oe, x.src, x.dist, x.mx, x.av, x.dk,
-              -- Nobody entered a driver: the driver checked in on the unit when the trip started (spec §4 check-in).
-              COALESCE(x.du, (SELECT c.user_id FROM trip_driver_checkins c
-                              WHERE c.unit_id = x.u AND c.checked_in_at <= x.st AND (c.checked_out_at IS NULL OR c.checked_out_at > x.st)
-                              ORDER BY c.checked_in_at DESC LIMIT 1)),
+              -- The driver the trip had before it was found again; else the driver checked in on the unit when the trip
+              -- started (spec §4 check-in); else the driver of the booking it started in (a pool car's booked driver).
+              COALESCE(x.du, checkin.user_id, booked.user_id),
+              CASE WHEN x.du IS NOT NULL THEN x.dsrc WHEN checkin.user_id IS NOT NULL THEN 'checkin' WHEN booked.user_id IS NOT NULL THEN 'booking' END,
               x.hb, x.ha, x.hc, x.ty, x.ts, x.pu, x.nt, x.ps, x.de, x.pc, x.da
        FROM unnest($1::bigint[], $2::int[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::float8[], $7::float8[], $8::float8[],
                    $9::float8[], $10::text[], $11::text[], $12::float8[], $13::float8[], $14::text[], $15::float8[], $16::real[],
                    $17::real[], $18::text[], $19::int[], $20::int[], $21::int[], $22::int[], $23::text[], $24::text[], $25::text[],
-                   $26::text[], $27::text[], $28::text[], $29::int[], $30::timestamptz[])
-         AS x(id, u, a, st, sp, slat, slon, plat, plon, sa, pa, os, oe, src, dist, mx, av, dk, du, hb, ha, hc, ty, ts, pu, nt, ps, de, pc, da)
+                   $26::text[], $27::text[], $28::text[], $29::int[], $30::timestamptz[], $31::text[])
+         AS x(id, u, a, st, sp, slat, slon, plat, plon, sa, pa, os, oe, src, dist, mx, av, dk, du, hb, ha, hc, ty, ts, pu, nt, ps, de, pc, da, dsrc)
+       LEFT JOIN LATERAL (SELECT c.user_id FROM trip_driver_checkins c
+                          WHERE c.unit_id = x.u AND c.checked_in_at <= x.st AND (c.checked_out_at IS NULL OR c.checked_out_at > x.st)
+                          ORDER BY c.checked_in_at DESC LIMIT 1) checkin ON x.du IS NULL
+       LEFT JOIN LATERAL (SELECT b.user_id FROM unit_booked_drivers b
+                          WHERE b.unit_id = x.u AND tstzrange(b.starts_at, b.ends_at) @> x.st LIMIT 1) booked ON x.du IS NULL
        RETURNING id, (start_address IS NULL OR stop_address IS NULL) AS needs_address`,
       [
         rows.map((r) => r.id),
@@ -478,6 +492,7 @@ export function createDetection(database: DatabaseHandle, clock: Clock, classifi
         rows.map((r) => r.detection),
         rows.map((r) => r.points),
         rows.map((r) => r.detectedAt),
+        rows.map((r) => r.driverSource),
       ],
     );
     return inserted.filter((row) => row.needs_address).map((row) => Number(row.id));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
+import { rawCall } from '../units/testing';
 import type { TripCheckInResult, TripList, TripLogEntry } from './model';
 
 let app: TestApp;
@@ -318,6 +319,51 @@ describe('driver check-in and check-out', () => {
     expect(forOther.status).toBe(403);
     expect(await app.database.query('SELECT 1 FROM trip_driver_checkins WHERE unit_id = $1', [unitId])).toEqual([]);
     expect(otherAccountId).toBeGreaterThan(0);
+  });
+
+  test('a trip started during a booking gets the booked driver, named as booked; a check-in wins over the booking', async () => {
+    const pool = await addUnit(owner.accountId, '356307040000991', 'Poolbil');
+    await app.database.query(
+      `INSERT INTO bookings (account_id, unit_id, driver_id, starts_at, ends_at, purpose)
+       VALUES ($1, $2, $3, '2026-03-02T08:00:00Z', '2026-03-02T12:00:00Z', 'Kundbesök')`,
+      [owner.accountId, pool, plainUserId],
+    );
+    /** A 15-minute drive from `start` (positions every 30 s), then detection over it. */
+    const drive = async (start: string) => {
+      const base = Date.parse(start);
+      for (let i = 0; i <= 40; i++) {
+        await app.database.query(
+          `INSERT INTO positions (unit_id, time, received_at, geom, speed_kmh, ignition, valid, flags)
+           VALUES ($1, $2::timestamptz, $2::timestamptz, ST_SetSRID(ST_MakePoint($3, 59.33), 4326), $4, $5, true, 0)`,
+          [pool, new Date(base + i * 30_000).toISOString(), 18 + Math.min(i, 30) * 0.004, i < 30 ? 50 : 0, i < 30],
+        );
+      }
+      await app.services.trips.redetect(pool, new Date(base), new Date(base + 40 * 30_000));
+    };
+    const poolDay = async () => {
+      const result = await app.call<TripList>('GET', `/api/trips?unitId=${pool}&from=2026-03-02&to=2026-03-02`, { token });
+      return result.body.data!.trips.map((trip) => ({ start: trip.startTime.slice(11, 16), driver: trip.driverName, source: trip.driverSource }));
+    };
+    await drive('2026-03-02T09:00:00Z'); // in the booking
+    await drive('2026-03-02T13:00:00Z'); // after it
+    expect(await poolDay()).toEqual([
+      { start: '09:00', driver: 'Pia Plain', source: 'booking' },
+      { start: '13:00', driver: null, source: null },
+    ]);
+    // Found again (new positions of the same drive), the trip keeps its booked driver.
+    await app.services.trips.redetect(pool, new Date('2026-03-02T08:30:00Z'), new Date('2026-03-02T10:00:00Z'));
+    expect((await poolDay())[0]).toEqual({ start: '09:00', driver: 'Pia Plain', source: 'booking' });
+
+    const exported = await rawCall(app, 'GET', `/api/trips/export?unitId=${pool}&from=2026-03-02&to=2026-03-02&format=csv`, { token, lang: 'sv' });
+    expect(exported.status).toBe(200);
+    expect(await exported.text()).toContain('Pia Plain (bokad)');
+
+    // The owner checks in from the booked trip: the check-in names the driver from then on.
+    const [booked] = await app.database.query<{ id: string }>("SELECT id FROM trips WHERE unit_id = $1 AND start_time = '2026-03-02T09:00:00Z'", [pool]);
+    expect((await app.call('POST', `/api/trips/${booked!.id}/check-in`, { token, body: { driverUserId: owner.userId } })).status).toBe(200);
+    expect((await poolDay()).map((trip) => trip.source)).toEqual(['checkin', 'checkin']);
+    await drive('2026-03-02T15:00:00Z');
+    expect((await poolDay()).at(-1)).toMatchObject({ start: '15:00', source: 'checkin' });
   });
 });
 

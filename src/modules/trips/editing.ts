@@ -26,7 +26,7 @@ const mergeError = (key: string) => new AppError(422, key);
 /** Columns a merge keeps of each part, so a split restores the trips exactly. */
 const PART_COLUMNS = `id, unit_id, account_id, start_time, stop_time, start_geom, stop_geom, start_address, stop_address,
   odometer_start_m, odometer_stop_m, odometer_source, distance_m, max_speed_kmh, avg_speed_kmh, driver_key, driver_user_id,
-  harsh_braking, harsh_acceleration, harsh_cornering, type, type_source, purpose, note, passengers, detection, point_count, detected_at`;
+  driver_source, harsh_braking, harsh_acceleration, harsh_cornering, type, type_source, purpose, note, passengers, detection, point_count, detected_at`;
 
 interface EditRow extends Record<string, unknown> {
   id: number | string;
@@ -255,7 +255,7 @@ export function createTripEditing(
           actor.userId,
         ]);
         const updated = await query<{ id: number | string }>(
-          'UPDATE trips SET driver_user_id = $3 WHERE unit_id = $1 AND start_time >= $2::timestamptz RETURNING id',
+          "UPDATE trips SET driver_user_id = $3, driver_source = 'checkin' WHERE unit_id = $1 AND start_time >= $2::timestamptz RETURNING id",
           [trip.unit_id, at, input.driverUserId],
         );
         return { updated: updated.length, checkedOutUserId: previous?.user_id ?? null };
@@ -281,7 +281,7 @@ export function createTripEditing(
           actor.userId,
         ]);
         const updated = await query<{ id: number | string }>(
-          'UPDATE trips SET driver_user_id = NULL WHERE unit_id = $1 AND start_time >= $2::timestamptz AND driver_user_id = $3 RETURNING id',
+          'UPDATE trips SET driver_user_id = NULL, driver_source = NULL WHERE unit_id = $1 AND start_time >= $2::timestamptz AND driver_user_id = $3 RETURNING id',
           [trip.unit_id, at, open.user_id],
         );
         return { updated: updated.length };

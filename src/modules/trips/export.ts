@@ -165,7 +165,8 @@ export function buildTripLogDocument(
       case 'visited':
         return business ? trip.note : null;
       case 'driver':
-        return trip.driverName;
+        // A booked driver is named as such: the booking says who had the car, not who drove it.
+        return trip.driverName && trip.driverSource === 'booking' ? `${trip.driverName} (${t('tripExport.bookedDriver')})` : trip.driverName;
     }
   };
   const rows = trips.map((trip) => keys.map((key) => cell(trip, key)));

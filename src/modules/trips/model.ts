@@ -159,6 +159,8 @@ export interface TripLogEntry extends TripView {
   stopPlace?: string;
   /** The driver user's name. */
   driverName: string | null;
+  /** Where the driver came from: checked in on the unit, or the booking the trip started in (null: no driver). */
+  driverSource: 'checkin' | 'booking' | null;
   /** Made by merging trips; a split restores them. */
   merged: boolean;
 }

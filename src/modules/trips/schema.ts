@@ -46,6 +46,8 @@ export const trips = pgTable('trips', {
   avgSpeedKmh: real('avg_speed_kmh').notNull(),
   driverKey: text('driver_key'),
   driverUserId: integer('driver_user_id'),
+  /** Where the driver came from: 'checkin' or 'booking' (null: no driver). */
+  driverSource: text('driver_source').$type<'checkin' | 'booking'>(),
   harshBraking: integer('harsh_braking').notNull(),
   harshAcceleration: integer('harsh_acceleration').notNull(),
   harshCornering: integer('harsh_cornering').notNull(),

@@ -137,6 +137,7 @@ interface TripRow extends Record<string, unknown> {
   detection: 'ignition' | 'motion';
   merged: boolean;
   driver_name: string | null;
+  driver_source: 'checkin' | 'booking' | null;
 }
 
 const round = (value: number, decimals: number) => {
@@ -168,6 +169,7 @@ function toView(row: TripRow): TripLogEntry {
     driverKey: row.driver_key,
     driverUserId: row.driver_user_id,
     driverName: row.driver_user_id === null ? null : row.driver_name || null,
+    driverSource: row.driver_user_id === null ? null : (row.driver_source ?? 'checkin'),
     harshBraking: row.harsh_braking,
     harshAcceleration: row.harsh_acceleration,
     harshCornering: row.harsh_cornering,
@@ -539,7 +541,7 @@ export function createTripService(platform: Platform, units: UnitService, option
         `SELECT t.id, t.unit_id, (extract(epoch from t.start_time) * 1000)::float8 AS start_ms, (extract(epoch from t.stop_time) * 1000)::float8 AS stop_ms,
                 ST_Y(t.start_geom) AS start_lat, ST_X(t.start_geom) AS start_lon, ST_Y(t.stop_geom) AS stop_lat, ST_X(t.stop_geom) AS stop_lon,
                 t.start_address, t.stop_address, t.odometer_start_m, t.odometer_stop_m, t.odometer_source, t.distance_m, t.max_speed_kmh,
-                t.avg_speed_kmh, t.driver_key, t.driver_user_id, t.harsh_braking, t.harsh_acceleration, t.harsh_cornering, t.type, t.purpose,
+                t.avg_speed_kmh, t.driver_key, t.driver_user_id, t.driver_source, t.harsh_braking, t.harsh_acceleration, t.harsh_cornering, t.type, t.purpose,
                 t.note, t.passengers, t.detection, t.merged, COALESCE(NULLIF(trim(d.first_name || ' ' || d.last_name), ''), d.email) AS driver_name
          FROM trips t LEFT JOIN user_names d ON d.id = t.driver_user_id
          WHERE t.unit_id = $1 AND t.account_id = $2 AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
