@@ -278,7 +278,8 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
         `SELECT id, email, first_name, last_name FROM users WHERE account_id = $1 AND role = 'admin' AND email = $2`,
         [accountId, email],
       );
-      const watched = [boat!.id, ...devices.slice(0, 3).map((device) => device.unitId)];
+      // The boat and the first three vehicles (the boat is among the devices too: with few demo vehicles it is one of the first).
+      const watched = [boat!.id, ...devices.filter((device) => device.unitId !== boat!.id).slice(0, 3).map((device) => device.unitId)];
       const tags = await query<{ id: number }>('SELECT id FROM ble_devices WHERE account_id = $1 ORDER BY id', [accountId]);
       const receivers: Array<{ memberId: number | null; name: string; email: string; phone: string | null; push: boolean; functionAlarm: boolean; units: number[] }> = [
         ...(demoAdmin
