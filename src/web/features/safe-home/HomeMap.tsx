@@ -132,7 +132,7 @@ function HomeCircle(props: HomeMapProps) {
   const { latitude, longitude, radiusM, follow } = props;
   const data = useMemo(() => circleData(latitude, longitude, radiusM), [latitude, longitude, radiusM]);
   useCircleDrag(map, container, propsRef);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: only a move from the form (follow) recentres the map
+  // Only a move from the form (follow) recentres the map; the centre is read through the ref.
   useEffect(() => {
     if (follow > 0) map.easeTo({ center: [propsRef.current.longitude, propsRef.current.latitude], duration: 300 });
   }, [map, follow]);
