@@ -147,7 +147,7 @@ export default function HomeMap(props: HomeMapProps) {
   const { i18n, t } = useTranslation();
   const brand = useBrand();
   if (typeof document !== 'undefined' && !webglAvailable()) {
-    return <p className="safe-home-hint">{t('safeHome.map.noMap')}</p>;
+    return <p className="safe-home-hint">{t('safeReturnHome.map.noMap')}</p>;
   }
   return (
     <MapView
