@@ -130,7 +130,7 @@ describe('safe return home', () => {
     await expect(page.getByTestId(`safe-home-home-${account.volvo}`).textContent()).resolves.toBe(volvo.address!);
 
     // The alert schedule: every 2 weeks, Monday 17:30 in week 1 and Friday 18:00 (the default) in week 2.
-    await page.getByRole('button', { name: 'Larmschema för Volvo V60' }).click();
+    await page.getByRole('button', { name: /^Larmschema för Volvo V60/ }).click();
     const schedule = page.getByRole('dialog', { name: 'Larmschema för Volvo V60' });
     await schedule.waitFor();
     expect(await page.getByTestId('safe-home-week-2').count()).toBe(0);
@@ -147,7 +147,7 @@ describe('safe return home', () => {
     await page.getByTestId('safe-home-schedule-save').click();
     await schedule.waitFor({ state: 'detached' });
     await expect(page.getByTestId('safe-home-notice').textContent()).resolves.toBe(message('safeHome.AlertScheduleUpdated'));
-    await expect(page.getByTestId(`safe-home-schedule-${account.volvo}`).textContent()).resolves.toBe('2 larm');
+    await expect(page.getByTestId(`safe-home-schedule-${account.volvo}`).textContent()).resolves.toBe('Larmschema för Volvo V60: 2 larm');
     volvo = (await records(account)).find((record) => record.imei === account.volvo)!;
     expect(volvo.frequency).toBe(2);
     expect(volvo.start_date).toBe('2026-03-02');
@@ -214,7 +214,7 @@ describe('safe return home', () => {
     expect(await horizontalOverflow(page)).toEqual([]);
     await screenshot(page, 'safe-home-phone');
     await expectAccessible(page, 'safe home phone');
-    await page.getByRole('button', { name: 'Larmschema för Kia Ceed' }).click();
+    await page.getByRole('button', { name: /^Larmschema för Kia Ceed/ }).click();
     await page.getByRole('dialog', { name: 'Larmschema för Kia Ceed' }).waitFor();
     await page.getByTestId('safe-home-frequency').selectOption('3');
     await page.getByTestId('safe-home-week-3').waitFor();

@@ -105,11 +105,11 @@ export function SafeHomePage() {
           <Button
             className={`safe-home-schedule${count > 0 ? ' safe-home-schedule--set' : ''}`}
             onPress={() => setScheduleOf(record)}
-            aria-label={t('safeReturnHome.schedule.open', { name: record.name })}
             data-testid={`safe-home-schedule-${record.imei}`}
             data-alerts={count}
           >
             <Icon name="calendar" />
+            <span className="visually-hidden">{t('safeReturnHome.schedule.open', { name: record.name })}: </span>
             <span className="safe-home-schedule-text">{count > 0 ? t('safeReturnHome.schedule.count', { count }) : t('safeReturnHome.schedule.none')}</span>
           </Button>
         );
