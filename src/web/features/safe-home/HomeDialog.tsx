@@ -22,6 +22,8 @@ interface Centre {
   latitude: number;
   longitude: number;
   zoom: number;
+  /** The vehicle's latest position: a new home starts there, with that place's address. */
+  fromVehicle?: boolean;
 }
 
 /**
@@ -41,7 +43,10 @@ function useStartCentre(record: SafeHomeRecord): { centre: Centre | null; failed
       (position) => {
         if (!live) return;
         const known = position.Latitude !== null && position.Longitude !== null;
-        setState({ centre: known ? { latitude: position.Latitude!, longitude: position.Longitude!, zoom: DEFAULT_ZOOM } : fallback, failed: false });
+        setState({
+          centre: known ? { latitude: position.Latitude!, longitude: position.Longitude!, zoom: DEFAULT_ZOOM, fromVehicle: true } : fallback,
+          failed: false,
+        });
       },
       () => live && setState({ centre: fallback, failed: true }),
     );
@@ -118,6 +123,12 @@ function HomeForm({ record, start, startFailed, onClose }: { record: SafeHomeRec
   }, [query, t]);
 
   useEffect(() => () => reverse.current?.abort(), []);
+
+  // A new home at the vehicle's position starts with that place's address.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the form opens
+  useEffect(() => {
+    if (start.fromVehicle && !record.address) moved(start.latitude, start.longitude);
+  }, []);
 
   const radiusNumber = Number(radius.trim().replace(',', '.'));
   const radiusCheck = check(setGeofenceSchema.shape.radius, radius.trim() === '' ? Number.NaN : radiusNumber);
