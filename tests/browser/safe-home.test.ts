@@ -138,10 +138,12 @@ describe('safe return home', () => {
     await page.getByTestId('safe-home-week-2').waitFor();
     expect(await page.getByTestId('safe-home-time-1-1').inputValue()).toBe('18:00');
     await page.getByTestId('safe-home-start-date').fill('2026-03-02');
-    await page.getByTestId('safe-home-day-1-1').getByText('måndag').click();
+    await page.getByTestId('safe-home-day-1-1').getByText('måndag', { exact: true }).click();
+    expect(await page.getByRole('checkbox', { name: /^måndag\W+vecka 1$/ }).isChecked()).toBe(true);
     await page.getByTestId('safe-home-time-1-1').selectOption('17:30');
     await page.getByTestId('safe-home-time-1-3').selectOption('09:15'); // a time without its checkbox: not sent
-    await page.getByTestId('safe-home-day-2-5').getByText('fredag').click();
+    await page.getByTestId('safe-home-day-2-5').getByText('fredag', { exact: true }).click();
+    expect(await page.getByRole('checkbox', { name: /^fredag\W+vecka 2$/ }).isChecked()).toBe(true);
     await screenshot(page, 'safe-home-schedule');
     await expectAccessible(page, 'safe home schedule modal');
     await page.getByTestId('safe-home-schedule-save').click();
@@ -169,6 +171,7 @@ describe('safe return home', () => {
     const refusal = page.getByRole('alertdialog');
     await refusal.waitFor();
     await expect(page.getByTestId('message-dialog-text').textContent()).resolves.toBe(message('safeHome.SafeHomeEnableMsg'));
+    await eventually(() => kiaSwitch.getAttribute('aria-checked'), 'false');
     await screenshot(page, 'safe-home-switch-refused');
     await expectAccessible(page, 'safe home switch refused');
     await refusal.getByRole('button', { name: 'OK' }).click();

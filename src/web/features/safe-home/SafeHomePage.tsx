@@ -41,14 +41,17 @@ export function SafeHomePage() {
   async function switchTo(record: SafeHomeRecord, on: boolean) {
     setNotice(null);
     setSwitching((current) => ({ ...current, [record.imei]: on }));
+    let failure: unknown = null;
     try {
       const saved = await toggle.mutateAsync({ imei: record.imei, status: on ? 1 : 0 });
       setNotice(saved.message);
     } catch (error) {
-      await dialogs.showMessage({ title: t('safeReturnHome.switchRefused'), message: errorText(error), kind: 'error' });
+      failure = error;
     } finally {
       setSwitching(({ [record.imei]: _done, ...rest }) => rest);
     }
+    // Refused: the switch is back where it was before the message shows (spec §4: no change).
+    if (failure) await dialogs.showMessage({ title: t('safeReturnHome.switchRefused'), message: errorText(failure), kind: 'error' });
   }
 
   const columns: DataColumn<SafeHomeRecord>[] = [
