@@ -186,7 +186,7 @@ describe('safe return home', () => {
     await screenshot(page, 'safe-home-desktop');
   });
 
-  test('a saved home opens where it is at the edit zoom; Cancel leaves it unchanged', async () => {
+  test('a saved home opens where it is, a new one at the vehicle with its address; Cancel leaves the home unchanged', async () => {
     const account = await accountWithVehicles(0, '2');
     const token = await suite.server.login(account);
     const saved = await suite.server.call('PUT', '/api/admin/safe-home/set-geofence', {
@@ -205,6 +205,19 @@ describe('safe return home', () => {
     await page.getByTestId('safe-home-home-cancel').click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     expect((await records(account)).find((record) => record.imei === account.kia)!.radius).toBe(600);
+
+    // A vehicle without a home but with a position: the map opens there, the address is that place's.
+    await suite.server.database.rows(sql`
+      insert into unit_state (unit_id, time, geom, speed_kmh, valid, last_seen)
+      select id, now(), ST_SetSRID(ST_MakePoint(17.6389, 59.8586), 4326), 0, true, now() from units where imei = ${account.volvo}`);
+    await page.getByRole('button', { name: 'Lägg till hem för Volvo V60' }).click();
+    await page.waitForSelector('[data-testid="safe-home-map"][data-basemap]', { timeout: 30_000 });
+    expect(await centreOf(page)).toEqual({ latitude: 59.8586, longitude: 17.6389 });
+    await eventually(() => page.getByTestId('safe-home-address').inputValue(), 'Uppsala, SE');
+    expect(await page.getByTestId('safe-home-radius').inputValue()).toBe('300');
+    await page.getByTestId('safe-home-home-cancel').click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+    expect((await records(account)).find((record) => record.imei === account.volvo)!.address).toBeNull();
   });
 
   test('at phone width the rows are cards, nothing sticks out, and the schedule modal fits', async () => {
