@@ -216,7 +216,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
       const [locked] = await tx<{ unit_id: number }>('SELECT unit_id FROM safe_homes WHERE unit_id = $1 FOR UPDATE', [payload.unitId]);
       if (!locked) return null;
       const [row] = await tx<RecordRow>(`${RECORD_SELECT} WHERE u.id = $1`, [payload.unitId]);
-      if (!row || row.status !== 1 || row.next_due_at === null || iso(row.next_due_at) !== iso(payload.dueAt)) return null;
+      if (row?.status !== 1 || row.next_due_at === null || iso(row.next_due_at) !== iso(payload.dueAt)) return null;
       const due = new Date(payload.dueAt);
       const now = clock.now();
       const late = now.getTime() - due.getTime() > LATE_AFTER_MS;
