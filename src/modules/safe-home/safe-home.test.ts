@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
 import { translate } from '../../lib/i18n';
@@ -9,6 +9,7 @@ import { type LatestPosition, SAFE_HOME_MESSAGES, type SafeHomeRecord, type Safe
  * The safe-return-home calls (spec §3 record, §4 switch, §5 rules, §7 shapes, §8 keys): administrators of an account
  * whose brand has EnableSafeReturnHome (sub-site 0) on; sub-site 1 has it off.
  */
+setDefaultTimeout(60_000);
 let app: TestApp;
 let admin: { accountId: number; userId: number; token: string };
 let userToken: string;

@@ -3,6 +3,7 @@ import { distanceM, type Geocoder } from '../../lib/geocoding';
 import { fieldError, forbidden, notFound } from '../../lib/http';
 import { type Language, translate } from '../../lib/i18n';
 import type { Platform } from '../../lib/platform';
+import type { JobQueue } from '../../lib/queue';
 import { isTimeZone } from '../../lib/time';
 import type { AlarmService } from '../alarms/service';
 import type { Actor } from '../auth/model';
@@ -24,6 +25,8 @@ import {
 } from './model';
 import { nextDue } from './schedule';
 
+export { nextDue };
+
 /** The queued check of one vehicle at one due time. */
 export const CHECK_JOB = 'safe-home.check';
 export interface CheckPayload {
@@ -31,6 +34,12 @@ export interface CheckPayload {
   /** ISO instant of the due time. */
   dueAt: string;
 }
+/** Queues the check of a vehicle at a due time (in `query`'s transaction): one job per vehicle and due time, for ever. */
+export async function enqueueCheck(queue: JobQueue, query: Querier, unitId: number, due: Date): Promise<void> {
+  const payload: CheckPayload = { unitId, dueAt: due.toISOString() };
+  await queue.enqueue(query, CHECK_JOB, payload, { runAt: due, uniqueKey: `${unitId}:${payload.dueAt}` });
+}
+
 /** A check that runs this long after its due time ran late (the process was down): the alarm says so. */
 export const LATE_AFTER_MS = 10 * 60_000;
 const DEFAULT_TIME_ZONE = 'Europe/Stockholm';
@@ -185,10 +194,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
       );
     }
     await query('UPDATE safe_homes SET next_due_at = $2 WHERE unit_id = $1', [row.unit_id, due === null ? null : due.toISOString()]);
-    if (due) {
-      const payload: CheckPayload = { unitId: row.unit_id, dueAt: due.toISOString() };
-      await queue.enqueue(query, CHECK_JOB, payload, { runAt: due, uniqueKey: `${row.unit_id}:${payload.dueAt}` });
-    }
+    if (due) await enqueueCheck(queue, query, row.unit_id, due);
     return due;
   }
 
@@ -216,7 +222,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
       const [locked] = await tx<{ unit_id: number }>('SELECT unit_id FROM safe_homes WHERE unit_id = $1 FOR UPDATE', [payload.unitId]);
       if (!locked) return null;
       const [row] = await tx<RecordRow>(`${RECORD_SELECT} WHERE u.id = $1`, [payload.unitId]);
-      if (!row || row.status !== 1 || row.next_due_at === null || iso(row.next_due_at) !== iso(payload.dueAt)) return null;
+      if (row?.status !== 1 || row.next_due_at === null || iso(row.next_due_at) !== iso(payload.dueAt)) return null;
       const due = new Date(payload.dueAt);
       const now = clock.now();
       const late = now.getTime() - due.getTime() > LATE_AFTER_MS;
