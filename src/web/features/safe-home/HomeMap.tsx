@@ -136,6 +136,13 @@ function HomeCircle(props: HomeMapProps) {
   useEffect(() => {
     if (follow > 0) map.easeTo({ center: [propsRef.current.longitude, propsRef.current.latitude], duration: 300 });
   }, [map, follow]);
+  // A larger radius typed: the map zooms out until the whole circle shows (it never zooms in by itself).
+  useEffect(() => {
+    const height = Math.max(160, Math.min(container.clientHeight, container.clientWidth));
+    // MapLibre's 512-pixel tiles: 78 271.52 m per pixel at zoom 0 on the equator; the circle gets 80 % of the view.
+    const fits = Math.log2((78_271.52 * Math.cos((propsRef.current.latitude * Math.PI) / 180) * height * 0.8) / (2 * radiusM));
+    if (Number.isFinite(fits) && map.getZoom() > fits) map.easeTo({ zoom: Math.max(3, fits), duration: 300 });
+  }, [map, container, radiusM]);
   // The centre the circle stands at, on the container: tests read it back.
   useEffect(() => {
     container.dataset.centre = `${latitude.toFixed(6)},${longitude.toFixed(6)}`;
