@@ -237,6 +237,30 @@ describe('safe return home', () => {
     expect(await horizontalOverflow(page)).toEqual([]);
     await screenshot(page, 'safe-home-schedule-phone');
     await expectAccessible(page, 'safe home schedule phone');
+    await page.getByTestId('safe-home-schedule-cancel').click();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+
+    // The map modal fits too, and a finger drags the circle.
+    await page.getByRole('button', { name: 'Lägg till hem för Kia Ceed' }).click();
+    await page.waitForSelector('[data-testid="safe-home-map"][data-basemap]', { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="safe-home-map"]')?.getAttribute('data-layers') === 'home-fill home-outline home-centre');
+    expect(await horizontalOverflow(page)).toEqual([]);
+    await page.getByTestId('safe-home-map').scrollIntoViewIfNeeded();
+    const start = await centreOf(page);
+    const box = (await page.getByTestId('safe-home-map').boundingBox())!;
+    const from = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: from.x, y: from.y }] });
+    for (let step = 1; step <= 8; step++) {
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: from.x - step * 8, y: from.y + step * 5 }] });
+    }
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    const moved = await centreOf(page);
+    expect(moved.longitude).toBeLessThan(start.longitude - 0.0003);
+    expect(moved.latitude).toBeLessThan(start.latitude - 0.0001);
+    await screenshot(page, 'safe-home-map-phone');
+    await expectAccessible(page, 'safe home map phone');
   });
 
   test('EnableSafeReturnHome off: no entry, and the page sends the user to the map', async () => {
