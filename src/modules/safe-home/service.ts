@@ -94,6 +94,29 @@ const LATEST_FIX_SELECT = `
   ) p ON f.valid IS FALSE
   WHERE f.unit_id = ANY($1::int[])`;
 
+/** A check's read: the record locked, its vehicle, and the vehicle's latest valid fix (as LATEST_FIX_SELECT). */
+const CHECK_SELECT = `
+  SELECT u.id AS unit_id, u.account_id, u.imei, u.name, u.registration_number,
+         h.status, h.schedule, h.frequency, to_char(h.start_date, 'YYYY-MM-DD') AS start_date, h.time_zone, h.address, h.radius,
+         h.center_lat, h.center_lng, h.enabled_at, h.last_check_at, h.next_due_at,
+         fx.fix_time, fx.lat, fx.lon
+  FROM safe_homes h
+  JOIN unit_directory u ON u.id = h.unit_id
+  LEFT JOIN LATERAL (
+    SELECT CASE WHEN f.valid IS NOT FALSE THEN f.time ELSE p.time END AS fix_time,
+           ST_Y(CASE WHEN f.valid IS NOT FALSE THEN f.geom ELSE p.geom END) AS lat,
+           ST_X(CASE WHEN f.valid IS NOT FALSE THEN f.geom ELSE p.geom END) AS lon
+    FROM unit_latest_fix f
+    LEFT JOIN LATERAL (
+      SELECT ph.time, ph.geom FROM position_history ph
+      WHERE ph.unit_id = f.unit_id AND ph.flags = 0 AND ph.time <= f.time
+      ORDER BY ph.time DESC LIMIT 1
+    ) p ON f.valid IS FALSE
+    WHERE f.unit_id = h.unit_id
+  ) fx ON true
+  WHERE h.unit_id = $1
+  FOR UPDATE OF h`;
+
 interface FixRow extends Record<string, unknown> {
   unit_id: number;
   fix_time: Date | string | null;
@@ -219,38 +242,45 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
   /** One due check of one vehicle (the queued job). Idempotent: a stale or repeated job does nothing. */
   async function runCheck(payload: CheckPayload): Promise<void> {
     const result = await database.transaction(async (tx) => {
-      const [locked] = await tx<{ unit_id: number }>('SELECT unit_id FROM safe_homes WHERE unit_id = $1 FOR UPDATE', [payload.unitId]);
-      if (!locked) return null;
-      const [row] = await tx<RecordRow>(`${RECORD_SELECT} WHERE u.id = $1`, [payload.unitId]);
+      // The record, locked, with the vehicle's latest valid fix: one statement.
+      const [row] = await tx<RecordRow & FixRow>(CHECK_SELECT, [payload.unitId]);
       if (row?.status !== 1 || row.next_due_at === null || iso(row.next_due_at) !== iso(payload.dueAt)) return null;
       const due = new Date(payload.dueAt);
       const now = clock.now();
       const late = now.getTime() - due.getTime() > LATE_AFTER_MS;
-      const fix = (await latestFixes(tx, [row.unit_id])).get(row.unit_id);
-      const hasFix = fix !== undefined && fix.lat !== null && fix.lon !== null && fix.fix_time !== null;
-      const distance = hasFix ? Math.round(distanceM(Number(fix.lat), Number(fix.lon), Number(row.center_lat), Number(row.center_lng))) : null;
+      const hasFix = row.lat !== null && row.lon !== null && row.fix_time !== null;
+      const distance = hasFix ? Math.round(distanceM(Number(row.lat), Number(row.lon), Number(row.center_lat), Number(row.center_lng))) : null;
       const radius = row.radius ?? HOME_RADIUS_DEFAULT;
       const since = row.last_check_at ?? row.enabled_at;
-      const fresh = hasFix && (since === null || new Date(fix.fix_time!).getTime() > new Date(since).getTime());
+      const fresh = hasFix && (since === null || new Date(row.fix_time!).getTime() > new Date(since).getTime());
       const home = distance !== null && distance <= radius;
       const outcome = home ? 'home' : fresh ? 'away' : 'no_position';
-      const [inserted] = await tx<{ unit_id: number }>(
-        `INSERT INTO safe_home_checks (unit_id, due_at, account_id, ran_at, late, outcome, distance_m)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (unit_id, due_at) DO NOTHING RETURNING unit_id`,
-        [row.unit_id, due.toISOString(), row.account_id, now.toISOString(), late, outcome, distance],
+      const zone = row.time_zone ?? (await accountTimeZone(row.account_id));
+      // The next check after now: checks missed while no process ran are not run one by one, this late one stands for them.
+      const next = mayBeOn(row)
+        ? nextDue({ schedule: scheduleOf(row), frequency: frequencyOf(row), startDate: String(row.start_date).slice(0, 10), timeZone: zone }, now > due ? now : due)
+        : null;
+      // The check's row (once per vehicle and due time) and the record's last and next check: one statement.
+      const [recorded] = await tx<{ unit_id: number }>(
+        `WITH checked AS (
+           INSERT INTO safe_home_checks (unit_id, due_at, account_id, ran_at, late, outcome, distance_m)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (unit_id, due_at) DO NOTHING RETURNING unit_id
+         )
+         UPDATE safe_homes SET last_check_at = $2, next_due_at = $8 WHERE unit_id = (SELECT unit_id FROM checked) RETURNING unit_id`,
+        [row.unit_id, due.toISOString(), row.account_id, now.toISOString(), late, outcome, distance, next?.toISOString() ?? null],
       );
-      if (!inserted) return null;
+      if (!recorded) return null;
+      if (next) await enqueueCheck(queue, tx, row.unit_id, next);
       let alarmId = 0;
       if (!home) {
-        const zone = row.time_zone ?? (await accountTimeZone(row.account_id));
         const variant = `${fresh ? 'away' : 'noPosition'}${late ? 'Late' : ''}`;
         const raised = await alarms.raise(tx, {
           accountId: row.account_id,
           unitId: row.unit_id,
           type: 'not_home',
           at: due,
-          latitude: hasFix ? Number(fix.lat) : null,
-          longitude: hasFix ? Number(fix.lon) : null,
+          latitude: hasFix ? Number(row.lat) : null,
+          longitude: hasFix ? Number(row.lon) : null,
           details: {
             variant,
             due: localTime(due, zone),
@@ -258,16 +288,13 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
             home: row.address ?? '',
             radius,
             distance: distance ?? null,
-            lastFix: hasFix ? iso(fix.fix_time!) : null,
+            lastFix: hasFix ? iso(row.fix_time!) : null,
             late,
           },
         });
         alarmId = raised.alarmId;
         if (alarmId) await tx('UPDATE safe_home_checks SET alarm_id = $3 WHERE unit_id = $1 AND due_at = $2', [row.unit_id, due.toISOString(), alarmId]);
       }
-      await tx('UPDATE safe_homes SET last_check_at = $2 WHERE unit_id = $1', [row.unit_id, due.toISOString()]);
-      // The next check after now: checks missed while no process ran are not run one by one, this late one stands for them.
-      await plan(tx, row, now.getTime() > due.getTime() ? now : due);
       return { outcome, late, alarmId };
     });
     if (result?.late) log.warn('safe home check ran late', { unitId: payload.unitId, dueAt: payload.dueAt, outcome: result.outcome });
