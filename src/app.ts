@@ -20,6 +20,7 @@ import { alarmsModule } from './modules/alarms';
 import { bleDevicesModule, commandsModule } from './modules/io';
 import { placesModule } from './modules/places';
 import { reportsModule } from './modules/reports';
+import { safeHomeModule } from './modules/safe-home';
 import { liveModule, trackingModule } from './modules/tracking';
 import { tripSummariesModule, tripsModule } from './modules/trips';
 import { unitsModule } from './modules/units';
@@ -65,6 +66,8 @@ export const MODULES = [
   auditModule,
   // After the services it raises and delivers through: units, tracking, live, notifications, alarm receivers.
   alarmsModule,
+  // After alarms, which it raises "not back home" through.
+  safeHomeModule,
 ] as const;
 
 /** Builds every module's service on top of one platform. */

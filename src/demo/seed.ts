@@ -2,6 +2,9 @@ import { sql } from 'drizzle-orm';
 import type { Platform } from '../lib/platform';
 import { hashPassword } from '../lib/password';
 import { CITIES, SimulatedVehicle } from '../gateway/simulator/vehicle';
+import { nearestLocality } from '../lib/geocoding';
+import { addToDay, dayOf } from '../lib/time';
+import { enqueueCheck, nextDue } from '../modules/safe-home/service';
 
 /** A demo tracker: its IMEI, the protocol the simulator speaks for it and what the unit is called. */
 export interface DemoDevice {
@@ -419,6 +422,54 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
       }
     }
     // --- end of alarms ---
+    // --- Safe return home: the first two vehicles have a home where they park (Stockholm and Göteborg) and a schedule,
+    // switched on: the Stockholm car every weekday at 18:00, the Göteborg van every other week (Monday and Thursday 18:00,
+    // then Saturday 10:00), both from this week's Monday. Their next checks are queued. Created once.
+    const [homed] = await query('SELECT 1 FROM safe_homes WHERE account_id = $1 LIMIT 1', [accountId]);
+    if (!homed && devices.length >= 2) {
+      const zone = 'Europe/Stockholm';
+      const today = dayOf(platform.clock.now(), zone);
+      const monday = addToDay(today, { days: -((new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7) });
+      const homes = [
+        { device: devices[0]!, city: 0, radius: 400, frequency: 1, schedule: [{ week: 1, days: [1, 2, 3, 4, 5].map((day) => ({ day, time: '18:00' })) }] },
+        {
+          device: devices[1]!,
+          city: 1,
+          radius: 300,
+          frequency: 2,
+          schedule: [
+            { week: 1, days: [{ day: 1, time: '18:00' }, { day: 4, time: '18:00' }] },
+            { week: 2, days: [{ day: 6, time: '10:00' }] },
+          ],
+        },
+      ];
+      for (const home of homes) {
+        const point = new SimulatedVehicle(home.city, Date.now()).step(Date.now(), 0);
+        const locality = nearestLocality(point.latitude, point.longitude);
+        const address = locality ? `${locality.name}, ${locality.country}` : CITIES[home.city]!.name;
+        const due = nextDue({ schedule: home.schedule, frequency: home.frequency, startDate: monday, timeZone: zone }, platform.clock.now());
+        await query(
+          `INSERT INTO safe_homes (unit_id, account_id, status, schedule, frequency, start_date, time_zone, address, radius, center_lat, center_lng, enabled_at, next_due_at)
+           VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (unit_id) DO NOTHING`,
+          [
+            home.device.unitId,
+            accountId,
+            JSON.stringify(home.schedule),
+            home.frequency,
+            monday,
+            zone,
+            address,
+            home.radius,
+            Math.round(point.latitude * 1e6) / 1e6,
+            Math.round(point.longitude * 1e6) / 1e6,
+            platform.clock.now().toISOString(),
+            due?.toISOString() ?? null,
+          ],
+        );
+        if (due) await enqueueCheck(platform.queue, query, home.device.unitId, due);
+      }
+    }
+    // --- end of safe return home ---
     // Free IMEIs in stock for trying the registration wizard.
     for (let spare = 0; spare < 5; spare++) {
       await query(`INSERT INTO tracker_stock (imei, subsite_id) VALUES ($1, NULL) ON CONFLICT (imei) DO NOTHING`, [

@@ -124,6 +124,7 @@ describe('screens at desktop and phone width', () => {
     ['user-accounts', '/administration/user-accounts'],
     ['account-settings', '/administration/account-settings'],
     ['audit-log', '/administration/audit-log'],
+    ['safe-return-home', '/administration/safe-return-home'],
   ] as const;
   for (const [label, viewport] of sizes) {
     for (const half of [workingScreens.slice(0, 4), workingScreens.slice(4)]) {

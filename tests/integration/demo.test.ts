@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { demoImei, seedDemo } from '../../src/demo/seed';
 import { demoEnabled, loadConfig } from '../../src/lib/config';
 import type { ScheduleAnswer } from '../../src/modules/bookings/model';
+import type { SafeHomeRecord } from '../../src/modules/safe-home/model';
 import { createTestApp, type TestApp } from '../support/app';
 
 let app: TestApp;
@@ -70,6 +71,16 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   const mine = await app.call<ScheduleAnswer>('GET', '/api/car-schedule/month?month=2026-03&mine=true', { token: driverToken });
   expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).every((booking) => booking.Mine)).toBe(true);
   expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).length).toBeGreaterThan(5);
+  // Safe return home: two vehicles with a home and a schedule, switched on, their next checks queued (Monday 18:00).
+  const homes = await app.call<SafeHomeRecord[]>('GET', '/api/admin/safe-home/list', { token });
+  const homed = homes.body.data!.filter((record) => record.address !== null).sort((a, b) => a.imei.localeCompare(b.imei));
+  expect(homed.map((record) => [record.imei, record.status, record.frequency, record.start_date])).toEqual([
+    [demoImei(0), 1, 1, '2026-03-02'],
+    [demoImei(1), 1, 2, '2026-03-02'],
+  ]);
+  expect(homed.every((record) => JSON.parse(record.schedule).length > 0 && record.radius >= 300)).toBe(true);
+  const queued = await app.database.query<{ run_at: Date }>(`SELECT run_at FROM job_queue WHERE name = 'safe-home.check' ORDER BY run_at`);
+  expect(queued.map((row) => new Date(row.run_at).toISOString())).toEqual(['2026-03-02T17:00:00.000Z', '2026-03-02T17:00:00.000Z']);
 });
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {

@@ -704,6 +704,36 @@ const bookingCases: IsolationCase[] = [
 ];
 // --- end of bookings ---
 
+// --- safe return home: B's vehicle named by IMEI ---
+const safeHomeCases: IsolationCase[] = [
+  {
+    endpoint: 'GET /api/admin/safe-home/tracker/latest-position',
+    call: (token) => app.call('GET', `/api/admin/safe-home/tracker/latest-position?imei=${b.imei}`, { token }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'PUT /api/admin/safe-home/toggle-status',
+    call: (token) => app.call('PUT', '/api/admin/safe-home/toggle-status', { token, body: { imei: b.imei, status: 0 } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'PUT /api/admin/safe-home/set-geofence',
+    call: (token) =>
+      app.call('PUT', '/api/admin/safe-home/set-geofence', { token, body: { imei: b.imei, radius: 300, centerLat: 59.36, centerLng: 18.0, address: 'Solna' } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'PUT /api/admin/safe-home/update-schedule-alert',
+    call: (token) =>
+      app.call('PUT', '/api/admin/safe-home/update-schedule-alert', {
+        token,
+        body: { imei: b.imei, schedule: [{ week: 1, days: [{ day: 1, time: '18:00' }] }], frequency: 1, start_date: '2026-03-02', time_zone: 'Europe/Stockholm' },
+      }),
+    statuses: [403, 404],
+  },
+];
+// --- end of safe return home ---
+
 const cases: IsolationCase[] = [
   {
     endpoint: 'GET /api/units/{id}',
@@ -808,6 +838,7 @@ const cases: IsolationCase[] = [
   ...userAdminCases,
   ...receiverCases,
   ...bookingCases,
+  ...safeHomeCases,
 ];
 
 /** Parameter and body field names that name an object of some account. Sub-site ids select a brand, not a tenant. */

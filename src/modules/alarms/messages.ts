@@ -47,7 +47,9 @@ export function describe(type: AlarmType, details: AlarmFacts['details'], langua
     if (value === null) continue;
     params[key] = typeof value === 'boolean' ? translate(language, value ? 'alarms.value.on' : 'alarms.value.off') : value;
   }
-  return translate(language, `alarms.type.${type}`, params);
+  // A type with variants (not_home: away or without a position, on time or late) names its variant in the details.
+  const key = typeof details.variant === 'string' ? `alarms.type.${type}.${details.variant}` : `alarms.type.${type}`;
+  return translate(language, key, params);
 }
 
 export function alarmMessage(facts: AlarmFacts, language: AlarmLanguage, timeZone: string): NotificationMessage {

@@ -16,7 +16,7 @@ import type { AlarmClass } from '../alarm-receivers/model';
  */
 
 export const SECURITY_ALARMS = ['theft_movement', 'theft_zone_exit', 'power_cut', 'tamper', 'towing', 'sos'] as const;
-export const FUNCTION_ALARMS = ['zone_enter', 'zone_exit', 'low_battery', 'din2', 'din3', 'overspeed', 'service_due'] as const;
+export const FUNCTION_ALARMS = ['zone_enter', 'zone_exit', 'low_battery', 'din2', 'din3', 'overspeed', 'service_due', 'not_home'] as const;
 export const ALARM_TYPES = [...SECURITY_ALARMS, ...FUNCTION_ALARMS] as const;
 export type AlarmType = (typeof ALARM_TYPES)[number];
 

@@ -24,6 +24,7 @@ import { AuditLogPage } from '../features/administration/AuditLogPage';
 import { CustomerAccountsPage } from '../features/administration/CustomerAccountsPage';
 import { UserAccountsPage } from '../features/administration/UserAccountsPage';
 import { CarSchedulePage } from '../features/bookings/CarSchedulePage';
+import { SafeHomePage } from '../features/safe-home/SafeHomePage';
 import { AddTerminalPage } from '../features/units/AddTerminalPage';
 import { UnitEditPage } from '../features/units/UnitEditPage';
 import { UnitListPage } from '../features/units/UnitListPage';
@@ -83,12 +84,13 @@ function CarScheduleRoute() {
   return <CarSchedulePage />;
 }
 
+/** Safe return home: off on the server (or basic-only subscription) sends the user to the map (spec §2). */
 function SafeReturnHomeRoute() {
   const session = useSession();
   const enabled = useSafeReturnHomeEnabled();
   if (enabled.isPending) return null;
   if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
-  return <NotFoundPage />;
+  return <SafeHomePage />;
 }
 
 /** Places: hidden for a basic-only subscription (spec §2), which is sent to its landing page. */

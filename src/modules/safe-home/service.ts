@@ -1,0 +1,387 @@
+import type { Querier } from '../../lib/db/client';
+import { distanceM, type Geocoder } from '../../lib/geocoding';
+import { fieldError, forbidden, notFound } from '../../lib/http';
+import { type Language, translate } from '../../lib/i18n';
+import type { Platform } from '../../lib/platform';
+import type { JobQueue } from '../../lib/queue';
+import { isTimeZone } from '../../lib/time';
+import type { AlarmService } from '../alarms/service';
+import type { Actor } from '../auth/model';
+import type { BrandService } from '../brands/service';
+import {
+  HOME_RADIUS_DEFAULT,
+  type LatestPosition,
+  parseSchedule,
+  roundCoordinate,
+  SAFE_HOME_MESSAGES,
+  type SafeHomeMessageKey,
+  type SafeHomeRecord,
+  type SafeHomeSaved,
+  type Schedule,
+  scheduleIsEmpty,
+  type SetGeofenceInput,
+  type ToggleStatusInput,
+  type UpdateScheduleInput,
+} from './model';
+import { nextDue } from './schedule';
+
+export { nextDue };
+
+/** The queued check of one vehicle at one due time. */
+export const CHECK_JOB = 'safe-home.check';
+export interface CheckPayload {
+  unitId: number;
+  /** ISO instant of the due time. */
+  dueAt: string;
+}
+/** Queues the check of a vehicle at a due time (in `query`'s transaction): one job per vehicle and due time, for ever. */
+export async function enqueueCheck(queue: JobQueue, query: Querier, unitId: number, due: Date): Promise<void> {
+  const payload: CheckPayload = { unitId, dueAt: due.toISOString() };
+  await queue.enqueue(query, CHECK_JOB, payload, { runAt: due, uniqueKey: `${unitId}:${payload.dueAt}` });
+}
+
+/** A check that runs this long after its due time ran late (the process was down): the alarm says so. */
+export const LATE_AFTER_MS = 10 * 60_000;
+const DEFAULT_TIME_ZONE = 'Europe/Stockholm';
+
+export interface SafeHomeServiceDeps {
+  brands: BrandService;
+  accountSettings: { defaults(accountId: number): Promise<{ timezone: string }> };
+  geocoder: Geocoder;
+  alarms: Pick<AlarmService, 'raise'>;
+}
+
+interface RecordRow extends Record<string, unknown> {
+  unit_id: number;
+  account_id: number;
+  imei: string;
+  name: string | null;
+  registration_number: string | null;
+  status: number | null;
+  schedule: string | null;
+  frequency: number | null;
+  start_date: string | Date | null;
+  time_zone: string | null;
+  address: string | null;
+  radius: number | null;
+  center_lat: number | null;
+  center_lng: number | null;
+  enabled_at: Date | string | null;
+  last_check_at: Date | string | null;
+  next_due_at: Date | string | null;
+}
+
+const RECORD_SELECT = `
+  SELECT u.id AS unit_id, u.account_id, u.imei, u.name, u.registration_number,
+         h.status, h.schedule, h.frequency, to_char(h.start_date, 'YYYY-MM-DD') AS start_date, h.time_zone, h.address, h.radius,
+         h.center_lat, h.center_lng, h.enabled_at, h.last_check_at, h.next_due_at
+  FROM unit_directory u LEFT JOIN safe_homes h ON h.unit_id = u.id`;
+
+/**
+ * The latest valid fix of each unit from the tracking module's published views: the newest record's position when it
+ * was a fix, else the last valid stored position before it (as the map shows it), with the fix's time.
+ */
+const LATEST_FIX_SELECT = `
+  SELECT f.unit_id,
+         CASE WHEN f.valid IS NOT FALSE THEN f.time ELSE p.time END AS fix_time,
+         ST_Y(CASE WHEN f.valid IS NOT FALSE THEN f.geom ELSE p.geom END) AS lat,
+         ST_X(CASE WHEN f.valid IS NOT FALSE THEN f.geom ELSE p.geom END) AS lon
+  FROM unit_latest_fix f
+  LEFT JOIN LATERAL (
+    SELECT h.time, h.geom FROM position_history h
+    WHERE h.unit_id = f.unit_id AND h.flags = 0 AND h.time <= f.time
+    ORDER BY h.time DESC LIMIT 1
+  ) p ON f.valid IS FALSE
+  WHERE f.unit_id = ANY($1::int[])`;
+
+/** A check's read: the record locked, its vehicle, and the vehicle's latest valid fix (as LATEST_FIX_SELECT). */
+const CHECK_SELECT = `
+  SELECT u.id AS unit_id, u.account_id, u.imei, u.name, u.registration_number,
+         h.status, h.schedule, h.frequency, to_char(h.start_date, 'YYYY-MM-DD') AS start_date, h.time_zone, h.address, h.radius,
+         h.center_lat, h.center_lng, h.enabled_at, h.last_check_at, h.next_due_at,
+         fx.fix_time, fx.lat, fx.lon
+  FROM safe_homes h
+  JOIN unit_directory u ON u.id = h.unit_id
+  LEFT JOIN LATERAL (
+    SELECT CASE WHEN f.valid IS NOT FALSE THEN f.time ELSE p.time END AS fix_time,
+           ST_Y(CASE WHEN f.valid IS NOT FALSE THEN f.geom ELSE p.geom END) AS lat,
+           ST_X(CASE WHEN f.valid IS NOT FALSE THEN f.geom ELSE p.geom END) AS lon
+    FROM unit_latest_fix f
+    LEFT JOIN LATERAL (
+      SELECT ph.time, ph.geom FROM position_history ph
+      WHERE ph.unit_id = f.unit_id AND ph.flags = 0 AND ph.time <= f.time
+      ORDER BY ph.time DESC LIMIT 1
+    ) p ON f.valid IS FALSE
+    WHERE f.unit_id = h.unit_id
+  ) fx ON true
+  WHERE h.unit_id = $1
+  FOR UPDATE OF h`;
+
+interface FixRow extends Record<string, unknown> {
+  unit_id: number;
+  fix_time: Date | string | null;
+  lat: number | null;
+  lon: number | null;
+}
+
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+function scheduleOf(row: RecordRow): Schedule {
+  return parseSchedule(row.schedule);
+}
+
+function frequencyOf(row: RecordRow): 1 | 2 | 3 {
+  return row.frequency === 2 || row.frequency === 3 ? row.frequency : 1;
+}
+
+/** Whether the record can be (and stay) switched on: an address and a schedule with at least one day (spec §4). */
+function mayBeOn(row: RecordRow): boolean {
+  return Boolean(row.address) && row.center_lat !== null && row.center_lng !== null && row.start_date !== null && !scheduleIsEmpty(scheduleOf(row));
+}
+
+/** `HH:mm` of an instant in a zone. */
+function localTime(at: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at);
+}
+
+/**
+ * Safe return home (spec §2, §3, §4, §5, §7): per vehicle a home circle and a weekly alert schedule, and the checks that
+ * follow the schedule. Each switched-on vehicle has its next check queued as a job keyed by vehicle and due time, in
+ * the transaction of the change that planned it; the check runs once (a row per vehicle and due time), tests the
+ * vehicle's latest valid fix against the home circle and raises the function alarm "not back home" through the alarms
+ * service, then queues the next check in the same transaction. A check missed while no process ran runs when one comes
+ * back, and its alarm says it ran late.
+ */
+export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceDeps) {
+  const { database, clock, queue, log } = platform;
+  const { brands, accountSettings, geocoder, alarms } = deps;
+
+  async function requireEnabled(actor: Actor): Promise<void> {
+    const brand = await brands.get(actor.subsiteId);
+    if (!brand.features.EnableSafeReturnHome) throw forbidden(SAFE_HOME_MESSAGES.Disabled);
+  }
+
+  async function accountTimeZone(accountId: number): Promise<string> {
+    const zone = (await accountSettings.defaults(accountId)).timezone;
+    return isTimeZone(zone) ? zone : DEFAULT_TIME_ZONE;
+  }
+
+  function recordOf(row: RecordRow, defaultZone: string): SafeHomeRecord {
+    return {
+      imei: row.imei,
+      name: row.name ?? '',
+      RegistrationNumber: row.registration_number ?? '',
+      status: row.status === 1 ? 1 : 0,
+      schedule: JSON.stringify(scheduleOf(row)),
+      frequency: frequencyOf(row),
+      start_date: row.start_date === null ? null : String(row.start_date).slice(0, 10),
+      time_zone: row.time_zone ?? defaultZone,
+      address: row.address ?? null,
+      radius: row.radius ?? HOME_RADIUS_DEFAULT,
+      centerLat: row.center_lat === null ? null : roundCoordinate(Number(row.center_lat)),
+      centerLng: row.center_lng === null ? null : roundCoordinate(Number(row.center_lng)),
+    };
+  }
+
+  /** The caller's vehicle with this IMEI (404 for another account's or an unknown one), its record locked in `tx`. */
+  async function vehicle(query: Querier, actor: Actor, imei: string): Promise<RecordRow> {
+    const [row] = await query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 AND u.imei = $2`, [actor.accountId, imei]);
+    if (!row) throw notFound(SAFE_HOME_MESSAGES.NotFound);
+    return row;
+  }
+
+  /** The vehicle's record row, created with the defaults when missing and locked for the rest of `tx`; then read again. */
+  async function lockedRecord(tx: Querier, actor: Actor, imei: string): Promise<RecordRow> {
+    const found = await vehicle(tx, actor, imei);
+    await tx('INSERT INTO safe_homes (unit_id, account_id) VALUES ($1, $2) ON CONFLICT (unit_id) DO NOTHING', [found.unit_id, actor.accountId]);
+    await tx('SELECT unit_id FROM safe_homes WHERE unit_id = $1 FOR UPDATE', [found.unit_id]);
+    return reread(tx, found.unit_id);
+  }
+
+  async function reread(query: Querier, unitId: number): Promise<RecordRow> {
+    const [row] = await query<RecordRow>(`${RECORD_SELECT} WHERE u.id = $1`, [unitId]);
+    return row!;
+  }
+
+  /**
+   * Plans the vehicle's next check after `after` from its current record and queues it (in `query`'s transaction);
+   * a switched-off or incomplete record has none. An earlier queued check whose due time is no longer the next one
+   * finds that out when it runs and does nothing.
+   */
+  async function plan(query: Querier, row: RecordRow, after: Date): Promise<Date | null> {
+    let due: Date | null = null;
+    if (row.status === 1 && mayBeOn(row)) {
+      due = nextDue(
+        { schedule: scheduleOf(row), frequency: frequencyOf(row), startDate: String(row.start_date).slice(0, 10), timeZone: row.time_zone ?? (await accountTimeZone(row.account_id)) },
+        after,
+      );
+    }
+    await query('UPDATE safe_homes SET next_due_at = $2 WHERE unit_id = $1', [row.unit_id, due === null ? null : due.toISOString()]);
+    if (due) await enqueueCheck(queue, query, row.unit_id, due);
+    return due;
+  }
+
+  function saved(row: RecordRow, zone: string, key: SafeHomeMessageKey, language: Language): SafeHomeSaved {
+    return { record: recordOf(row, zone), messageKey: key, message: translate(language, key) };
+  }
+
+  async function latestFixes(query: Querier, unitIds: number[]): Promise<Map<number, FixRow>> {
+    if (unitIds.length === 0) return new Map();
+    const rows = await query<FixRow>(LATEST_FIX_SELECT, [unitIds]);
+    return new Map(rows.map((row) => [row.unit_id, row]));
+  }
+
+  /** Whether the home address can be found: the geocoder's search knows it, or it is the geocoder's label of the point. */
+  async function geocodes(address: string, latitude: number, longitude: number): Promise<boolean> {
+    const found = await geocoder.search(address, 1);
+    if (found.length > 0) return true;
+    const label = await geocoder.reverse(latitude, longitude);
+    return label !== null && label.trim().toLowerCase() === address.trim().toLowerCase();
+  }
+
+  /** One due check of one vehicle (the queued job). Idempotent: a stale or repeated job does nothing. */
+  async function runCheck(payload: CheckPayload): Promise<void> {
+    const result = await database.transaction(async (tx) => {
+      // The record, locked, with the vehicle's latest valid fix: one statement.
+      const [row] = await tx<RecordRow & FixRow>(CHECK_SELECT, [payload.unitId]);
+      if (row?.status !== 1 || row.next_due_at === null || iso(row.next_due_at) !== iso(payload.dueAt)) return null;
+      const due = new Date(payload.dueAt);
+      const now = clock.now();
+      const late = now.getTime() - due.getTime() > LATE_AFTER_MS;
+      const hasFix = row.lat !== null && row.lon !== null && row.fix_time !== null;
+      const distance = hasFix ? Math.round(distanceM(Number(row.lat), Number(row.lon), Number(row.center_lat), Number(row.center_lng))) : null;
+      const radius = row.radius ?? HOME_RADIUS_DEFAULT;
+      const since = row.last_check_at ?? row.enabled_at;
+      const fresh = hasFix && (since === null || new Date(row.fix_time!).getTime() > new Date(since).getTime());
+      const home = distance !== null && distance <= radius;
+      const outcome = home ? 'home' : fresh ? 'away' : 'no_position';
+      const zone = row.time_zone ?? (await accountTimeZone(row.account_id));
+      // The next check after now: checks missed while no process ran are not run one by one, this late one stands for them.
+      const next = mayBeOn(row)
+        ? nextDue({ schedule: scheduleOf(row), frequency: frequencyOf(row), startDate: String(row.start_date).slice(0, 10), timeZone: zone }, now > due ? now : due)
+        : null;
+      // The check's row (once per vehicle and due time) and the record's last and next check: one statement.
+      const [recorded] = await tx<{ unit_id: number }>(
+        `WITH checked AS (
+           INSERT INTO safe_home_checks (unit_id, due_at, account_id, ran_at, late, outcome, distance_m)
+           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (unit_id, due_at) DO NOTHING RETURNING unit_id
+         )
+         UPDATE safe_homes SET last_check_at = $2, next_due_at = $8 WHERE unit_id = (SELECT unit_id FROM checked) RETURNING unit_id`,
+        [row.unit_id, due.toISOString(), row.account_id, now.toISOString(), late, outcome, distance, next?.toISOString() ?? null],
+      );
+      if (!recorded) return null;
+      if (next) await enqueueCheck(queue, tx, row.unit_id, next);
+      let alarmId = 0;
+      if (!home) {
+        const variant = `${fresh ? 'away' : 'noPosition'}${late ? 'Late' : ''}`;
+        const raised = await alarms.raise(tx, {
+          accountId: row.account_id,
+          unitId: row.unit_id,
+          type: 'not_home',
+          at: due,
+          latitude: hasFix ? Number(row.lat) : null,
+          longitude: hasFix ? Number(row.lon) : null,
+          details: {
+            variant,
+            due: localTime(due, zone),
+            checked: localTime(now, zone),
+            home: row.address ?? '',
+            radius,
+            distance: distance ?? null,
+            lastFix: hasFix ? iso(row.fix_time!) : null,
+            late,
+          },
+        });
+        alarmId = raised.alarmId;
+        if (alarmId) await tx('UPDATE safe_home_checks SET alarm_id = $3 WHERE unit_id = $1 AND due_at = $2', [row.unit_id, due.toISOString(), alarmId]);
+      }
+      return { outcome, late, alarmId };
+    });
+    if (result?.late) log.warn('safe home check ran late', { unitId: payload.unitId, dueAt: payload.dueAt, outcome: result.outcome });
+  }
+
+  queue.define<CheckPayload>(CHECK_JOB, runCheck);
+
+  return {
+    /** GET list: every vehicle of the account with its record (defaults when none was set up), by name. */
+    async list(actor: Actor): Promise<SafeHomeRecord[]> {
+      await requireEnabled(actor);
+      const [rows, zone] = await Promise.all([
+        database.query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 ORDER BY lower(u.name), u.id`, [actor.accountId]),
+        accountTimeZone(actor.accountId),
+      ]);
+      return rows.map((row) => recordOf(row, zone));
+    },
+
+    /** GET tracker latest position: the vehicle's latest valid fix with 6 decimals, both null when it has none. */
+    async latestPosition(actor: Actor, imei: string): Promise<LatestPosition> {
+      await requireEnabled(actor);
+      const row = await vehicle(database.query, actor, imei);
+      const fix = (await latestFixes(database.query, [row.unit_id])).get(row.unit_id);
+      if (!fix || fix.lat === null || fix.lon === null) return { Latitude: null, Longitude: null };
+      return { Latitude: roundCoordinate(Number(fix.lat)), Longitude: roundCoordinate(Number(fix.lon)) };
+    },
+
+    /** PUT toggle status: 0 → 1 only with a schedule and an address (else SafeHomeEnableMsg and no change). */
+    async toggleStatus(actor: Actor, input: ToggleStatusInput, language: Language): Promise<SafeHomeSaved> {
+      await requireEnabled(actor);
+      const zone = await accountTimeZone(actor.accountId);
+      const row = await database.transaction(async (tx) => {
+        const current = await lockedRecord(tx, actor, input.imei);
+        if (input.status === 1 && !mayBeOn(current)) throw fieldError('status', SAFE_HOME_MESSAGES.SafeHomeEnableMsg);
+        if (current.status !== input.status) {
+          await tx(
+            `UPDATE safe_homes SET status = $2::smallint, enabled_at = CASE WHEN $2::smallint = 1 THEN $3::timestamptz ELSE enabled_at END,
+                    updated_by = $4, updated_at = $3 WHERE unit_id = $1`,
+            [current.unit_id, input.status, clock.now().toISOString(), actor.userId],
+          );
+          await plan(tx, await reread(tx, current.unit_id), clock.now());
+        }
+        return reread(tx, current.unit_id);
+      });
+      return saved(row, zone, SAFE_HOME_MESSAGES.StatusUpdated, language);
+    },
+
+    /** PUT set geofence: the home circle (radius ≥ 300, 6 decimals) and an address that geocodes. */
+    async setGeofence(actor: Actor, input: SetGeofenceInput, language: Language): Promise<SafeHomeSaved> {
+      await requireEnabled(actor);
+      const zone = await accountTimeZone(actor.accountId);
+      await vehicle(database.query, actor, input.imei);
+      if (!(await geocodes(input.address, input.centerLat, input.centerLng))) throw fieldError('address', SAFE_HOME_MESSAGES.GeocodeFailed);
+      const row = await database.transaction(async (tx) => {
+        const found = await lockedRecord(tx, actor, input.imei);
+        await tx(
+          `UPDATE safe_homes SET address = $2, radius = $3, center_lat = $4, center_lng = $5, updated_by = $6, updated_at = $7 WHERE unit_id = $1`,
+          [found.unit_id, input.address, input.radius, input.centerLat, input.centerLng, actor.userId, clock.now().toISOString()],
+        );
+        return reread(tx, found.unit_id);
+      });
+      return saved(row, zone, SAFE_HOME_MESSAGES.HomeAddressUpdateMsg, language);
+    },
+
+    /** PUT update schedule alert: the kept days per week, frequency, start date and time zone; re-plans the next check. */
+    async updateSchedule(actor: Actor, input: UpdateScheduleInput, language: Language): Promise<SafeHomeSaved> {
+      await requireEnabled(actor);
+      const zone = await accountTimeZone(actor.accountId);
+      const row = await database.transaction(async (tx) => {
+        const found = await lockedRecord(tx, actor, input.imei);
+        const empty = scheduleIsEmpty(input.schedule);
+        await tx(
+          `UPDATE safe_homes SET schedule = $2, frequency = $3, start_date = $4, time_zone = $5,
+                  status = CASE WHEN $6::boolean THEN 0 ELSE status END, updated_by = $7, updated_at = $8
+           WHERE unit_id = $1`,
+          [found.unit_id, JSON.stringify(input.schedule), input.frequency, input.start_date, input.time_zone, empty, actor.userId, clock.now().toISOString()],
+        );
+        const updated = await reread(tx, found.unit_id);
+        await plan(tx, updated, clock.now());
+        return reread(tx, found.unit_id);
+      });
+      return saved(row, zone, SAFE_HOME_MESSAGES.AlertScheduleUpdated, language);
+    },
+
+    /** Runs one queued check now (the job's handler; the bench and tests call it through the queue). */
+    runCheck,
+  };
+}
+
+export type SafeHomeService = ReturnType<typeof createSafeHomeService>;
