@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { PURPOSE_MAX, NOTE_MAX, TRIP_TYPES, type TripLogEntry, type TripType } from '../../../modules/trips/model';
 import { ColumnChooser, type DataColumn, DataTable } from '../../components/DataTable';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
@@ -21,6 +22,7 @@ import {
   useSplitTrip,
   useTripDrivers,
   useTripList,
+  useTripPath,
   useTriplogUnits,
   useUpdateTrip,
 } from './api';
@@ -32,6 +34,11 @@ import { PurposesDialog } from './PurposesDialog';
 import { TriplogTabs } from '../../components/TriplogTabs';
 import { monthOf, rangeProblem } from './range';
 import './triplog.css';
+
+const TripMap = lazy(() => import('./TripMap'));
+
+/** How long the confirmation of a save stays. */
+const SAVED_MS = 4000;
 
 const DEFAULT_VIEW: TableView = { sorting: [], hidden: [] };
 
@@ -110,6 +117,12 @@ function DriverDialog({ trip, when, onClose, attempt }: { trip: TripLogEntry | n
   );
 }
 
+const MAP_ICON = (
+  <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+    <path d="M1 3.5l4.5-2 5 2 4.5-2v11l-4.5 2-5-2-4.5 2v-11zm4.5-.3v9.6m5-8.1v9.6" fill="none" stroke="currentColor" strokeWidth="1.4" strokeLinejoin="round" />
+  </svg>
+);
+
 const LOCK_ICON = (
   <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
     <path d="M4 7V5a4 4 0 118 0v2h1v8H3V7h1zm2 0h4V5a2 2 0 10-4 0v2z" fill="currentColor" />
@@ -126,10 +139,32 @@ export function TriplogPage() {
   const dialogs = useDialogs();
   const units = useTriplogUnits();
   const purposes = usePurposes();
-  const [unitId, setUnitId] = useState<number | null>(null);
-  const [from, setFrom] = useState<string | undefined>();
-  const [to, setTo] = useState<string | undefined>();
-  const [page, setPage] = useState(0);
+  // The unit, the period and the trip on the map live in the address: a reload or a shared link shows the same.
+  const [params, setParams] = useSearchParams();
+  const setQuery = (changes: Record<string, string | undefined>) =>
+    setParams(
+      (current) => {
+        const next = new URLSearchParams(current);
+        for (const [name, value] of Object.entries(changes)) {
+          if (value === undefined) next.delete(name);
+          else next.set(name, value);
+        }
+        return next;
+      },
+      { replace: true },
+    );
+  const askedUnit = Number(params.get('unit'));
+  const unitId = units.data?.some((unit) => unit.ID === askedUnit) ? askedUnit : (units.data?.[0]?.ID ?? null);
+  const from = params.get('from') ?? undefined;
+  const to = params.get('to') ?? undefined;
+  const askedTrip = Number(params.get('trip')) || null;
+  const setPeriod = (period: { from?: string; to?: string }) => {
+    setQuery({ from: period.from, to: period.to });
+    setPage(null);
+  };
+  /** The page shown; null: the last (the latest trips), where a unit or period opens. */
+  const [page, setPage] = useState<number | null>(null);
+  const [savedAt, setSavedAt] = useState<number | null>(null);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [bulkType, setBulkType] = useState<TripType>('business');
   const [driverTrip, setDriverTrip] = useState<TripLogEntry | null>(null);
@@ -139,9 +174,10 @@ export function TriplogPage() {
   const [choosingColumns, setChoosingColumns] = useState(false);
   const view = useTableView('triplog', DEFAULT_VIEW);
 
+  // The unit shown goes to the address too (the first unit when none, or one not seen, was asked for).
   useEffect(() => {
-    if (unitId === null && units.data?.[0]) setUnitId(units.data[0].ID);
-  }, [units.data, unitId]);
+    if (unitId !== null && askedUnit !== unitId) setQuery({ unit: String(unitId) });
+  });
 
   // Spec §5: the upper day not before the lower one, at most 12 months; a bad range is not asked for.
   const problem = rangeProblem(from, to);
@@ -154,8 +190,7 @@ export function TriplogPage() {
   useEffect(() => {
     if (!data || from !== undefined) return;
     const day = (iso: string, shift = 0) => new Date(Date.parse(iso) + shift).toLocaleDateString('sv-SE', { timeZone: data.timeZone });
-    setFrom(day(data.from));
-    setTo(day(data.to, -1));
+    setQuery({ from: day(data.from), to: day(data.to, -1) });
   }, [data, from]);
   // The attest month follows the start of the period until the user picks another.
   useEffect(() => {
@@ -170,15 +205,39 @@ export function TriplogPage() {
   const trips = data?.trips ?? [];
   const locked = useMemo(() => new Set(attested.data?.attestedTripIds ?? []), [attested.data]);
   const pages = Math.max(1, Math.ceil(trips.length / PAGE_SIZE));
-  const shown = useMemo(() => trips.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE), [trips, page]);
+  const pageShown = page === null ? pages - 1 : Math.min(page, pages - 1);
+  const shown = useMemo(() => trips.slice(pageShown * PAGE_SIZE, (pageShown + 1) * PAGE_SIZE), [trips, pageShown]);
   const selectedTrips = useMemo(() => trips.filter((trip) => selected.has(trip.id)), [trips, selected]);
+  // The trip on the map: the one asked for while it is in the period, else the latest.
+  const mapTrip = trips.find((trip) => trip.id === askedTrip) ?? trips.at(-1) ?? null;
+  const tripPath = useTripPath(mapTrip, timeZone);
+  const path = tripPath.data ?? (tripPath.isError ? [] : null);
+
+  // A unit or period opens on its latest trips: the table scrolled to its end once they are in.
+  const scrolledFor = useRef<string | null>(null);
+  const periodKey = period ? `${period.unitId}|${period.from ?? ''}|${period.to ?? ''}` : null;
   useEffect(() => {
-    if (page >= pages) setPage(pages - 1);
-  }, [page, pages]);
+    if (!data || !periodKey || list.isPlaceholderData || scrolledFor.current === periodKey || trips.length === 0) return;
+    scrolledFor.current = periodKey;
+    requestAnimationFrame(() => {
+      const box = document.querySelector<HTMLElement>('[data-testid="triplog-table"] .data-table-scroll');
+      if (box) box.scrollTop = box.scrollHeight;
+    });
+  }, [data, periodKey, list.isPlaceholderData, trips.length]);
+
+  // "Saved" shows for a few seconds after each change went through.
+  useEffect(() => {
+    if (savedAt === null) return;
+    const timer = setTimeout(() => setSavedAt(null), SAVED_MS);
+    return () => clearTimeout(timer);
+  }, [savedAt]);
 
   const locale = localeTag(i18n.language);
   const time = (iso: string) =>
     new Date(iso).toLocaleString(locale, { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+  const day = (iso: string) => new Date(iso).toLocaleDateString('sv-SE', { timeZone });
+  const sameDay = (a: string, b: string) => day(a) === day(b);
+  const clock = (iso: string) => new Date(iso).toLocaleTimeString(locale, { timeZone, hour: '2-digit', minute: '2-digit' });
   const km = (metres: number) => (metres / 1000).toLocaleString(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const duration = (seconds: number) => `${Math.floor(seconds / 3600)}:${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}`;
   const typeOptions = TRIP_TYPES.map((type) => ({ value: type, label: t(`triplog.type.${type}`) }));
@@ -187,6 +246,7 @@ export function TriplogPage() {
   async function attempt(work: () => Promise<unknown>) {
     try {
       await work();
+      setSavedAt(Date.now());
       return true;
     } catch (error) {
       await dialogs.showError(errorText(error));
@@ -198,15 +258,24 @@ export function TriplogPage() {
   // Trips stay in the order they were driven (the trip log's legal order); columns may be hidden per user.
   const columns: DataColumn<TripLogEntry>[] = [
     {
+      // Start and stop in one column (stop's date only when it is another day), so that the log fits 1280 px.
       id: 'start',
-      header: t('triplog.start'),
+      header: t('triplog.tripColumn'),
       canHide: false,
       rowHeader: true,
-      minRem: 9,
+      minRem: 11,
       cell: (trip) => (
         <>
-          <div className="triplog-when">{time(trip.startTime)}</div>
-          <div className="triplog-address">{trip.startAddress ?? '–'}</div>
+          <div className="triplog-leg">
+            <span className="triplog-when">{time(trip.startTime)}</span> <span className="triplog-address">{trip.startAddress ?? '–'}</span>
+          </div>
+          <div className="triplog-leg">
+            <span className="triplog-when">
+              {'→ '}
+              {sameDay(trip.startTime, trip.stopTime) ? clock(trip.stopTime) : time(trip.stopTime)}
+            </span>{' '}
+            <span className="triplog-address">{trip.stopAddress ?? '–'}</span>
+          </div>
           {locked.has(trip.id) && (
             <span className="triplog-lock" data-testid={`trip-locked-${trip.id}`}>
               {LOCK_ICON}
@@ -217,18 +286,21 @@ export function TriplogPage() {
       ),
     },
     {
-      id: 'stop',
-      header: t('triplog.stop'),
-      minRem: 9,
+      // The distance with the odometer readings under it (the log's legal content, in less width).
+      id: 'distance',
+      header: t('triplog.distance'),
+      align: 'end',
+      minRem: 7,
       cell: (trip) => (
         <>
-          <div className="triplog-when">{time(trip.stopTime)}</div>
-          <div className="triplog-address">{trip.stopAddress ?? '–'}</div>
+          <div className="triplog-km">{km(trip.distanceM)} km</div>
+          <div className="triplog-odometer" title={t('triplog.odometer')}>
+            <span className="visually-hidden">{t('triplog.odometer')}: </span>
+            {km(trip.odometerStartM)} – {km(trip.odometerStopM)}
+          </div>
         </>
       ),
     },
-    { id: 'distance', header: t('triplog.distance'), align: 'end', minRem: 5, cell: (trip) => `${km(trip.distanceM)} km` },
-    { id: 'odometer', header: t('triplog.odometer'), minRem: 7, cell: (trip) => `${km(trip.odometerStartM)} – ${km(trip.odometerStopM)}` },
     {
       id: 'type',
       header: t('triplog.typeColumn'),
@@ -310,23 +382,34 @@ export function TriplogPage() {
       header: t('triplog.actions'),
       headerHidden: true,
       canHide: false,
-      minRem: 5,
-      cell: (trip) =>
-        trip.merged &&
-        !locked.has(trip.id) && (
+      minRem: 4.5,
+      cell: (trip) => (
+        <div className="triplog-row-actions">
           <Button
-            className="btn btn-secondary triplog-small"
-            onPress={() =>
-              void attempt(async () => {
-                await split.mutateAsync(trip.id);
-                setSelected(new Set());
-              })
-            }
-            aria-label={t('triplog.splitTrip', { time: time(trip.startTime) })}
+            className="btn btn-secondary triplog-small triplog-show"
+            aria-pressed={mapTrip?.id === trip.id}
+            aria-label={t('triplog.showOnMap', { time: time(trip.startTime) })}
+            onPress={() => setQuery({ trip: String(trip.id) })}
+            data-testid={`trip-show-${trip.id}`}
           >
-            {t('triplog.split')}
+            {MAP_ICON}
           </Button>
-        ),
+          {trip.merged && !locked.has(trip.id) && (
+            <Button
+              className="btn btn-secondary triplog-small"
+              onPress={() =>
+                void attempt(async () => {
+                  await split.mutateAsync(trip.id);
+                  setSelected(new Set());
+                })
+              }
+              aria-label={t('triplog.splitTrip', { time: time(trip.startTime) })}
+            >
+              {t('triplog.split')}
+            </Button>
+          )}
+        </div>
+      ),
     },
   ];
 
@@ -358,9 +441,9 @@ export function TriplogPage() {
           selected={unitId === null ? [] : [unitId]}
           onChange={([id]) => {
             if (id === undefined) return;
-            setUnitId(id);
+            setQuery({ unit: String(id), trip: undefined });
             setSelected(new Set());
-            setPage(0);
+            setPage(null);
           }}
           testId="triplog-unit"
         />
@@ -372,19 +455,11 @@ export function TriplogPage() {
           idPrefix="triplog"
           invalid={problem !== null}
           errorId="triplog-range-error"
-          onChange={(period) => {
-            setFrom(period.from);
-            setTo(period.to);
-            setPage(0);
-          }}
+          onChange={setPeriod}
         />
         <Button
           className="btn btn-secondary"
-          onPress={() => {
-            setFrom(undefined);
-            setTo(undefined);
-            setPage(0);
-          }}
+          onPress={() => setPeriod({})}
         >
           {t('triplog.thisMonth')}
         </Button>
@@ -424,7 +499,19 @@ export function TriplogPage() {
                 })}
               </div>
             </section>
-            {attestMonth && <AttestPanel month={attestMonth} onMonthChange={setAttestMonth} />}
+            <section aria-label={t('triplog.mapTitle')} className="triplog-card triplog-map-card">
+              <h2 className="triplog-card-title">
+                {t('triplog.mapTitle')}
+                {mapTrip && <span className="triplog-map-when"> · {time(mapTrip.startTime)}</span>}
+              </h2>
+              {mapTrip ? (
+                <Suspense fallback={<div className="triplog-map triplog-map--loading">{t('common.loading')}</div>}>
+                  <TripMap trip={mapTrip} path={path} label={t('triplog.mapOf', { time: time(mapTrip.startTime) })} />
+                </Suspense>
+              ) : (
+                <p className="triplog-muted">{t('triplog.mapEmpty')}</p>
+              )}
+            </section>
           </div>
 
           <div className="triplog-actions">
@@ -439,6 +526,9 @@ export function TriplogPage() {
               </Button>
             </div>
             <div className="triplog-action-group">
+              <span className="triplog-saved" role="status" data-testid="triplog-saved">
+                {savedAt !== null && t('triplog.saved')}
+              </span>
               <span className="triplog-selected" aria-live="polite">
                 {t('triplog.selectedCount', { count: selected.size })}
               </span>
@@ -482,7 +572,10 @@ export function TriplogPage() {
                 onChange: (next) => setSelected(new Set([...next].map(Number))),
                 rowLabel: (trip) => t('triplog.selectTrip', { time: time(trip.startTime) }),
               }}
-              rowProps={(trip) => ({ 'data-testid': `trip-row-${trip.id}`, className: locked.has(trip.id) ? 'triplog-row--locked' : undefined })}
+              rowProps={(trip) => ({
+                'data-testid': `trip-row-${trip.id}`,
+                className: [locked.has(trip.id) ? 'triplog-row--locked' : null, mapTrip?.id === trip.id ? 'triplog-row--shown' : null].filter(Boolean).join(' ') || undefined,
+              })}
               testId="triplog-table"
               className="triplog-table"
             />
@@ -492,14 +585,20 @@ export function TriplogPage() {
 
           {pages > 1 && (
             <nav className="triplog-pager" aria-label={t('triplog.pages')}>
-              <Button className="btn btn-secondary" isDisabled={page === 0} onPress={() => setPage(page - 1)}>
+              <Button className="btn btn-secondary" isDisabled={pageShown === 0} onPress={() => setPage(pageShown - 1)}>
                 {t('triplog.previous')}
               </Button>
-              <span>{t('triplog.pageOf', { page: page + 1, pages })}</span>
-              <Button className="btn btn-secondary" isDisabled={page >= pages - 1} onPress={() => setPage(page + 1)}>
+              <span>{t('triplog.pageOf', { page: pageShown + 1, pages })}</span>
+              <Button className="btn btn-secondary" isDisabled={pageShown >= pages - 1} onPress={() => setPage(pageShown + 1)}>
                 {t('triplog.next')}
               </Button>
             </nav>
+          )}
+
+          {attestMonth && (
+            <div className="triplog-attest">
+              <AttestPanel month={attestMonth} onMonthChange={setAttestMonth} />
+            </div>
           )}
         </>
       )}
