@@ -390,7 +390,11 @@ describe('trip log, the first minutes', () => {
     // The latest trips are in view: the last page, its latest trip shown on the map.
     const latestRow = page.getByTestId(`trip-row-${latest}`);
     await latestRow.waitFor();
-    await eventually(() => latestRow.isVisible(), true);
+    const inWindow = async () => {
+      const box = await latestRow.boundingBox();
+      return box !== null && box.y >= 0 && box.y + box.height <= 800.5;
+    };
+    await eventually(inWindow, true);
     expect(await page.getByText('Sida 2 av 2').count()).toBe(1);
     const tripMap = page.getByTestId('triplog-map');
     await eventually(() => tripMap.getAttribute('data-trip'), String(latest));

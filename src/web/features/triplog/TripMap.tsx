@@ -79,9 +79,15 @@ function TripRoute({ trip, path }: { trip: TripLogEntry; path: Array<[number, nu
     const bounds = new LngLatBounds([trip.startLon, trip.startLat], [trip.startLon, trip.startLat]);
     bounds.extend([trip.stopLon, trip.stopLat]);
     for (const point of path) bounds.extend(point);
-    map.fitBounds(bounds, { padding: 32, maxZoom: 15, duration: 0 });
+    // Fitted again when the map's box changes size (the page's layout settling, a window resized).
+    const fit = () => map.fitBounds(bounds, { padding: 36, maxZoom: 15, duration: 0 });
+    fit();
+    map.on('resize', fit);
     container.dataset.trip = String(trip.id);
     container.dataset.points = String(path.length);
+    return () => {
+      map.off('resize', fit);
+    };
   }, [map, container, trip, path]);
   return <GeoJsonLayer id="trip" data={data} layers={ROUTE_LAYERS} />;
 }

@@ -219,11 +219,28 @@ export function TriplogPage() {
   useEffect(() => {
     if (!data || !periodKey || list.isPlaceholderData || scrolledFor.current === periodKey || trips.length === 0) return;
     scrolledFor.current = periodKey;
-    requestAnimationFrame(() => {
+    const latestId = trips[trips.length - 1]!.id;
+    let frames = 0;
+    let handle = 0;
+    let lastTop = Number.NaN;
+    let still = 0;
+    // The table places its rows as it scrolls and measures them once drawn: scroll its box to the end and bring the
+    // latest row into the window, frame by frame, until the row has stayed in place for a few frames.
+    const step = () => {
       const box = document.querySelector<HTMLElement>('[data-testid="triplog-table"] .data-table-scroll');
       if (box) box.scrollTop = box.scrollHeight;
-    });
-  }, [data, periodKey, list.isPlaceholderData, trips.length]);
+      const row = document.querySelector<HTMLElement>(`[data-testid="trip-row-${latestId}"]`);
+      if (row) {
+        row.scrollIntoView({ block: 'nearest' });
+        const top = row.getBoundingClientRect().top;
+        still = top === lastTop ? still + 1 : 0;
+        lastTop = top;
+      }
+      if (still < 3 && ++frames < 90) handle = requestAnimationFrame(step);
+    };
+    handle = requestAnimationFrame(step);
+    return () => cancelAnimationFrame(handle);
+  }, [data, periodKey, list.isPlaceholderData, trips]);
 
   // "Saved" shows for a few seconds after each change went through.
   useEffect(() => {
@@ -526,9 +543,6 @@ export function TriplogPage() {
               </Button>
             </div>
             <div className="triplog-action-group">
-              <span className="triplog-saved" role="status" data-testid="triplog-saved">
-                {savedAt !== null && t('triplog.saved')}
-              </span>
               <span className="triplog-selected" aria-live="polite">
                 {t('triplog.selectedCount', { count: selected.size })}
               </span>
@@ -603,6 +617,10 @@ export function TriplogPage() {
         </>
       )}
 
+      {/* A toast in the window's corner, in view wherever the page is scrolled; a live region, so it is read out. */}
+      <div className="triplog-saved" role="status" data-testid="triplog-saved">
+        {savedAt !== null && t('triplog.saved')}
+      </div>
       <PurposesDialog isOpen={purposesOpen} onClose={() => setPurposesOpen(false)} />
       <ColumnChooser columns={columns} view={view} isOpen={choosingColumns} onClose={() => setChoosingColumns(false)} title={t('table.columns')} />
     </div>
