@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -41,6 +41,20 @@ const TripMap = lazy(() => import('./TripMap'));
 const SAVED_MS = 4000;
 
 const DEFAULT_VIEW: TableView = { sorting: [], hidden: [] };
+
+/** What the address holds: the unit, the period's days and the trip on the map. */
+const QUERY_KEYS = ['unit', 'from', 'to', 'trip'] as const;
+type QueryKey = (typeof QUERY_KEYS)[number];
+type TriplogQuery = Partial<Record<QueryKey, string>>;
+
+function withChanges(current: TriplogQuery, changes: Partial<Record<QueryKey, string | undefined>>): TriplogQuery {
+  const next = { ...current };
+  for (const [key, value] of Object.entries(changes) as Array<[QueryKey, string | undefined]>) {
+    if (value === undefined) delete next[key];
+    else next[key] = value;
+  }
+  return next;
+}
 
 /** Trips per page; the bulk type applies to the trips of the page shown. */
 const PAGE_SIZE = 50;
@@ -140,24 +154,27 @@ export function TriplogPage() {
   const units = useTriplogUnits();
   const purposes = usePurposes();
   // The unit, the period and the trip on the map live in the address: a reload or a shared link shows the same.
+  // The screen keeps them in its own state (read from the address once) and writes each change to the address, so
+  // a change is seen at once, also while the router's navigation is still under way.
   const [params, setParams] = useSearchParams();
-  const setQuery = (changes: Record<string, string | undefined>) =>
-    setParams(
-      (current) => {
-        const next = new URLSearchParams(current);
-        for (const [name, value] of Object.entries(changes)) {
-          if (value === undefined) next.delete(name);
-          else next.set(name, value);
-        }
-        return next;
-      },
-      { replace: true },
-    );
-  const askedUnit = Number(params.get('unit'));
+  const [query, setQueryState] = useState<TriplogQuery>(() =>
+    Object.fromEntries(QUERY_KEYS.flatMap((key) => (params.has(key) ? [[key, params.get(key)!]] : []))),
+  );
+  const setQuery = useCallback((changes: Partial<Record<QueryKey, string | undefined>>) => setQueryState((current) => withChanges(current, changes)), []);
+  useEffect(() => {
+    const next = new URLSearchParams(window.location.search);
+    for (const key of QUERY_KEYS) {
+      const value = query[key];
+      if (value === undefined) next.delete(key);
+      else next.set(key, value);
+    }
+    if (next.toString() !== new URLSearchParams(window.location.search).toString()) setParams(next, { replace: true });
+  }, [query, setParams]);
+  const askedUnit = Number(query.unit);
   const unitId = units.data?.some((unit) => unit.ID === askedUnit) ? askedUnit : (units.data?.[0]?.ID ?? null);
-  const from = params.get('from') ?? undefined;
-  const to = params.get('to') ?? undefined;
-  const askedTrip = Number(params.get('trip')) || null;
+  const from = query.from;
+  const to = query.to;
+  const askedTrip = Number(query.trip) || null;
   const setPeriod = (period: { from?: string; to?: string }) => {
     setQuery({ from: period.from, to: period.to });
     setPage(null);
@@ -177,7 +194,7 @@ export function TriplogPage() {
   // The unit shown goes to the address too (the first unit when none, or one not seen, was asked for).
   useEffect(() => {
     if (unitId !== null && askedUnit !== unitId) setQuery({ unit: String(unitId) });
-  });
+  }, [unitId, askedUnit, setQuery]);
 
   // Spec §5: the upper day not before the lower one, at most 12 months; a bad range is not asked for.
   const problem = rangeProblem(from, to);
@@ -191,7 +208,7 @@ export function TriplogPage() {
     if (!data || from !== undefined) return;
     const day = (iso: string, shift = 0) => new Date(Date.parse(iso) + shift).toLocaleDateString('sv-SE', { timeZone: data.timeZone });
     setQuery({ from: day(data.from), to: day(data.to, -1) });
-  }, [data, from]);
+  }, [data, from, setQuery]);
   // The attest month follows the start of the period until the user picks another.
   useEffect(() => {
     if (from && problem === null) setAttestMonth(monthOf(from));
