@@ -82,8 +82,15 @@ export function HistoryBar(props: HistoryBarProps) {
         {props.loading && t('common.loading')}
         {!props.loading && props.error !== null && <span className="error-text">{errorText(props.error)}</span>}
         {!props.loading && props.error === null && view && view.positions.length === 0 && !view.privateHidden && t('map.history.noPositions')}
-        {!props.loading && props.error === null && view && (view.positions.length > 0 || !!view.privateHidden) && t('map.history.summary', { count: trips.length })}
-        {!props.loading && props.error === null && view && !!view.privateHidden && ` ${t('map.history.privateHidden', { count: view.privateHidden })}`}
+        {!props.loading && props.error === null && view && (view.positions.length > 0 || !!view.privateHidden) && (
+          <span>{t('map.history.summary', { count: trips.length })}</span>
+        )}
+        {!props.loading && props.error === null && view && !!view.privateHidden && (
+          <>
+            {' '}
+            <span data-testid="history-private">{t('map.history.privateHidden', { count: view.privateHidden })}</span>
+          </>
+        )}
       </div>
       {trips.length > 0 && (
         <ol className="history-trips" data-testid="history-trips">
