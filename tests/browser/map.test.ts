@@ -346,6 +346,8 @@ describe('live map', () => {
     await bar.getByTestId('history-status').getByText('Inga positioner den här dagen.').waitFor();
     await bar.getByTestId('history-day').selectOption({ index: 0 });
     await bar.getByTestId('history-status').getByText(/^Resor: 1$/).waitFor();
+    // The count says that a private trip is left out.
+    expect(await bar.getByTestId('history-private').textContent()).toBe('1 privatresa visas inte.');
     await page.waitForFunction(() => ((window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.drawn().paths ?? 0) === 1);
   });
 

@@ -189,11 +189,29 @@ describe('places', () => {
     await page.getByTestId('place-save').click();
     await page.getByText('En plats behöver minst en enhet.').waitFor();
     await page.getByLabel('Skoda Octavia').check();
+    // Fixed: the field's error goes at once.
+    await page.getByText('En plats behöver minst en enhet.').waitFor({ state: 'detached' });
     await page.getByTestId('place-address').fill('x'.repeat(50));
     await page.getByTestId('place-radius').fill('20000');
     await page.getByTestId('place-save').click();
-    await page.getByText('Radien måste vara ett heltal mellan 50 och 9999 meter.').waitFor();
+    const radiusError = page.getByText('Radien måste vara ett heltal mellan 50 och 9999 meter.');
+    await radiusError.waitFor();
     await screenshot(page, 'places-form-errors');
+    // Still wrong: the error stays; right: it goes.
+    await page.getByTestId('place-radius').fill('10000');
+    expect(await radiusError.count()).toBe(1);
+    await page.getByTestId('place-radius').fill('300');
+    await radiusError.waitFor({ state: 'detached' });
+
+    // Any free-text address is looked up, one with commas too; without a geocoder the screen says it finds towns.
+    expect(await page.getByTestId('place-town-level').textContent()).toContain('ortsnivå');
+    expect(await page.getByTestId('place-town-level').textContent()).toContain('GEOCODER_URL');
+    await page.getByTestId('place-address').fill('Stortorget 2, 211 34 Malmö');
+    await page.getByTestId('place-lookup').click();
+    await eventually(() => page.getByTestId('place-address').inputValue(), 'Malmö, SE');
+    expect(Math.abs(Number((await page.getByTestId('place-latitude').inputValue()).replace(',', '.')) - 55.6)).toBeLessThan(0.1);
+    expect(await page.getByText('Ogiltigt värde.').count()).toBe(0);
+    await screenshot(page, 'places-address-comma');
 
     await suite.server.database.exec(`update users set basic_only = true where id = ${account.userId}`);
     const basic = await suite.newPage();

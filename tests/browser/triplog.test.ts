@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
-import { eventually, login, PHONE, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
+import { eventually, horizontalOverflow, login, PHONE, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
 
 // A browser step may take seconds on a small CI machine (set per file: bun resets it for each).
 setDefaultTimeout(90_000);
@@ -348,3 +348,92 @@ describe('trip log', () => {
   });
 });
 
+describe('trip log, the first minutes', () => {
+  test('opens on the latest trips, keeps unit and period in the URL, fits 1280 px, draws the selected trip and confirms a save', async () => {
+    const account = await suite.server.createAccount();
+    const [first] = await suite.server.database.rows<{ id: number }>(sql`
+      insert into units (account_id, imei, name) values (${account.accountId}, '358100000090004', 'Audi Q4') returning id`);
+    const [unit] = await suite.server.database.rows<{ id: number }>(sql`
+      insert into units (account_id, imei, name) values (${account.accountId}, '358100000090005', 'Volvo XC40') returning id`);
+    const unitId = unit!.id;
+    await addTrip(first!.id, account.accountId, '2026-03-01T06:00:00Z', 20, 12);
+    // 55 trips on 1 and 2 March: two pages; the latest trips are on the second.
+    const ids: number[] = [];
+    for (let i = 0; i < 55; i++) {
+      const start = new Date(Date.parse('2026-03-01T05:00:00Z') + i * 30 * 60_000).toISOString();
+      ids.push(await addTrip(unitId, account.accountId, start, 20, 3 + (i % 5)));
+    }
+    const latest = ids[ids.length - 1]!;
+    const earlier = ids[ids.length - 2]!;
+    // The positions of the latest trip (05:00 + 54 × 30 min = 2 March 08:00 UTC): a drive north-west.
+    for (let i = 0; i <= 10; i++) {
+      const time = Date.parse('2026-03-02T08:00:00Z') + i * 120_000;
+      await suite.server.database.exec(
+        `insert into positions (unit_id, time, received_at, geom, speed_kmh, course, valid, ignition)
+         values (${unitId}, to_timestamp(${time / 1000}), now(), ST_SetSRID(ST_MakePoint(${18.0686 - i * 0.0068}, ${59.3293 + i * 0.0031}), 4326), 50, 300, true, true)`,
+      );
+    }
+
+    const page = await suite.newPage();
+    await page.goto(`/?subsite=${account.subsiteId}`);
+    await login(page, account.email, account.password);
+    await page.waitForURL('**/user/realtime-tracking');
+    await page.goto('/user/create-triplog');
+    const trigger = page.getByTestId('triplog-unit-open');
+    await eventually(() => trigger.textContent(), 'Audi Q4▾');
+    await trigger.click();
+    await page.getByTestId('unit-picker-list').getByLabel('Volvo XC40').click();
+    // The unit and this month's period go to the address.
+    await page.waitForURL((url) => url.searchParams.get('unit') === String(unitId) && url.searchParams.get('from') === '2026-03-01');
+    expect(new URL(page.url()).searchParams.get('to')).toBe('2026-03-31');
+
+    // The latest trips are in view: the last page, its latest trip shown on the map.
+    const latestRow = page.getByTestId(`trip-row-${latest}`);
+    await latestRow.waitFor();
+    const inWindow = async () => {
+      const box = await latestRow.boundingBox();
+      return box !== null && box.y >= 0 && box.y + box.height <= 800.5;
+    };
+    await eventually(inWindow, true);
+    expect(await page.getByText('Sida 2 av 2').count()).toBe(1);
+    const tripMap = page.getByTestId('triplog-map');
+    await eventually(() => tripMap.getAttribute('data-trip'), String(latest));
+    await page.waitForFunction(() => document.querySelector('[data-testid="triplog-map"]')?.getAttribute('data-sources')?.includes('trip'));
+    await eventually(() => tripMap.getAttribute('data-points'), '11');
+
+    // 1280 px: nothing scrolls sideways, neither the page nor the table.
+    expect(await horizontalOverflow(page)).toEqual([]);
+    const tableScroll = page.getByTestId('triplog-table').locator('.data-table-scroll');
+    expect(await tableScroll.evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(0);
+    const violations = await seriousA11yViolations(page);
+    expect(violations.map((v) => `${v.id} (${v.impact}) ${v.help}`)).toEqual([]);
+    await screenshot(page, 'triplog-latest');
+
+    // Another trip on the map: without positions, its start and stop.
+    await page.getByTestId(`trip-show-${earlier}`).click();
+    await eventually(() => tripMap.getAttribute('data-trip'), String(earlier));
+    await eventually(() => tripMap.getAttribute('data-points'), '0');
+    expect(await page.getByTestId(`trip-show-${earlier}`).getAttribute('aria-pressed')).toBe('true');
+
+    // A save is confirmed.
+    await page.getByTestId(`trip-purpose-${latest}`).fill('Leverans');
+    await page.getByTestId(`trip-purpose-${latest}`).press('Enter');
+    await eventually(() => page.getByTestId('triplog-saved').textContent(), 'Sparat');
+    expect((await tripsOf(unitId)).at(-1)!.purpose).toBe('Leverans');
+
+    // A reload keeps the unit, the period and the trip shown.
+    await page.getByLabel('Från').fill('2026-03-02');
+    await page.waitForURL((url) => url.searchParams.get('from') === '2026-03-02');
+    await page.reload();
+    await eventually(() => trigger.textContent(), 'Volvo XC40▾');
+    expect(await page.getByLabel('Från').inputValue()).toBe('2026-03-02');
+    await page.getByTestId(`trip-row-${latest}`).waitFor();
+    await eventually(() => tripMap.getAttribute('data-trip'), String(earlier));
+
+    // A phone shows the trips as cards, and nothing scrolls sideways.
+    await page.setViewportSize(PHONE);
+    await page.locator('.triplog-table.data-table--cards').waitFor();
+    await eventually(() => horizontalOverflow(page), []);
+    await screenshot(page, 'triplog-cards-phone');
+  });
+});

@@ -161,23 +161,31 @@ function fold(text: string): string {
 
 let folded: string[] | null = null;
 
-/**
- * Localities whose name starts with the query (case and diacritics ignored; "Name, CC" narrows to a country),
- * exact names first, then the most populous: the offline stand-in for forward geocoding of an address.
- */
-export function searchLocalities(query: string, limit = 5): Locality[] {
-  const data = loadDataset();
-  folded ??= data.names.map(fold);
-  const [namePart = '', countryPart = ''] = query.split(',').map((part) => part.trim());
-  const name = fold(namePart);
-  const country = countryPart.toUpperCase();
-  if (!name) return [];
-  const hits: Array<{ i: number; exact: boolean }> = [];
-  for (let i = 0; i < folded.length; i++) {
-    if (!folded[i]!.startsWith(name)) continue;
-    if (country && data.countries[i] !== country) continue;
-    hits.push({ i, exact: folded[i] === name });
-  }
+/** Country names people write at the end of an address, to the data set's codes. */
+const COUNTRY_NAMES: Record<string, string> = {
+  sverige: 'SE',
+  sweden: 'SE',
+  norge: 'NO',
+  noreg: 'NO',
+  norway: 'NO',
+  danmark: 'DK',
+  denmark: 'DK',
+  suomi: 'FI',
+  finland: 'FI',
+  island: 'IS',
+  iceland: 'IS',
+  tyskland: 'DE',
+  germany: 'DE',
+};
+
+/** The words of an address part that can name a town: without house numbers, postcodes and the like. */
+function placeWords(part: string): string[] {
+  return fold(part)
+    .split(/[\s/]+/)
+    .filter((word) => word !== '' && !/\d/.test(word));
+}
+
+function ranked(data: Dataset, hits: Array<{ i: number; exact: boolean }>, limit: number): Locality[] {
   hits.sort((a, b) => Number(b.exact) - Number(a.exact) || data.population[b.i]! - data.population[a.i]!);
   return hits.slice(0, limit).map(({ i }) => ({
     name: data.names[i]!,
@@ -186,6 +194,68 @@ export function searchLocalities(query: string, limit = 5): Locality[] {
     longitude: data.lon[i]! / 1e5,
     population: data.population[i]!,
   }));
+}
+
+/**
+ * The offline stand-in for forward geocoding of an address: the data set knows towns, not streets. A town's name
+ * (or its start: "malm" finds Malmö) alone, optionally followed by ", CC" or a country's name, gives the localities
+ * whose name starts with it (case and diacritics ignored), exact names first, then the most populous. Any other
+ * free text ("Storgatan 1, 211 34 Malmö, Sverige") gives the town it names: the last run of words of a part, from the
+ * last part back, that is a locality's exact name.
+ */
+export function searchLocalities(query: string, limit = 5): Locality[] {
+  const data = loadDataset();
+  folded ??= data.names.map(fold);
+  const names = folded;
+  const parts = query
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  let country = '';
+  const last = parts.at(-1);
+  if (parts.length > 1 && last !== undefined) {
+    if (/^[a-z]{2}$/i.test(last)) country = last.toUpperCase();
+    else country = COUNTRY_NAMES[fold(last)] ?? '';
+    if (country) parts.pop();
+  }
+  if (parts.length === 0) return [];
+  const inCountry = (i: number) => !country || data.countries[i] === country;
+
+  // One part that is a name's start: what someone types while looking for a town.
+  if (parts.length === 1) {
+    const name = fold(parts[0]!);
+    const hits: Array<{ i: number; exact: boolean }> = [];
+    for (let i = 0; i < names.length; i++) if (names[i]!.startsWith(name) && inCountry(i)) hits.push({ i, exact: names[i] === name });
+    if (hits.length > 0) return ranked(data, hits, limit);
+  }
+
+  // A whole address: the town it names, looked for from the end (street first, town last).
+  const byName = new Map<string, number[]>();
+  const wanted = new Set<string>();
+  const phrases: string[] = [];
+  for (const part of [...parts].reverse()) {
+    const words = placeWords(part);
+    // The longest runs first ("Upplands Väsby" before "Väsby"), each ending a part or taken from its end.
+    for (let start = 0; start < words.length; start++) {
+      const phrase = words.slice(start).join(' ');
+      phrases.push(phrase);
+      wanted.add(phrase);
+    }
+  }
+  if (wanted.size === 0) return [];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    if (wanted.has(name) && inCountry(i)) {
+      const list = byName.get(name);
+      if (list) list.push(i);
+      else byName.set(name, [i]);
+    }
+  }
+  for (const phrase of phrases) {
+    const found = byName.get(phrase);
+    if (found) return ranked(data, found.map((i) => ({ i, exact: true })), limit);
+  }
+  return [];
 }
 
 export function offlineProvider(options: { maxDistanceM?: number } = {}): GeocodingProvider {

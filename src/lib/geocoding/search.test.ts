@@ -50,6 +50,16 @@ describe('forward geocoding', () => {
     expect(searchLocalities('a', 4)).toHaveLength(4);
   });
 
+  test('offline: a whole address gives the town it names (house numbers, postcodes and country names aside)', () => {
+    expect(searchLocalities('Storgatan 1, Malmö')[0]).toMatchObject({ name: 'Malmö', country: 'SE' });
+    expect(searchLocalities('Drottninggatan 5, 111 51 Stockholm, Sverige')[0]).toMatchObject({ name: 'Stockholm', country: 'SE' });
+    expect(searchLocalities('Karl Johans gate 1, 0154 Oslo, Norge').every((locality) => locality.country === 'NO')).toBe(true);
+    expect(searchLocalities('Karl Johans gate 1, 0154 Oslo, Norge')[0]).toMatchObject({ name: 'Oslo' });
+    expect(searchLocalities('Storgatan 1 Umeå')[0]).toMatchObject({ name: 'Umeå', country: 'SE' });
+    expect(searchLocalities('Storgatan 1, 123 45')).toEqual([]);
+    expect(searchLocalities(' , ')).toEqual([]);
+  });
+
   test('a Nominatim-compatible /search answers labels like reverse does; malformed rows are left out', async () => {
     mode = 'ok';
     const provider = nominatimProvider({ baseUrl: `http://127.0.0.1:${server.port}/nominatim/`, minIntervalMs: 0 });

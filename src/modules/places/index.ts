@@ -29,6 +29,12 @@ export function placeRoutes(places: PlaceService, auth: AuthService) {
       query: placeGeocodeQuerySchema,
       detail: { summary: 'Address look-up: matches of a typed address (q), or the address at a point (lat, lon); addresses cut to 50 characters', security },
     })
+    .get('/geocoder', ({ actor }) => {
+      requireActor(actor);
+      return ok(places.geocoder());
+    }, {
+      detail: { summary: 'How precise the address look-up is: "town" without a configured geocoder (GEOCODER_URL), else "street"', security },
+    })
     .post('', async ({ actor, body, headers }) => ok(await places.save(requireActor(actor), null, body, headers['x-timezone'])), {
       body: placeInputSchema,
       detail: {

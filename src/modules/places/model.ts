@@ -82,15 +82,22 @@ export type PlaceInput = z.output<typeof placeInputSchema>;
 
 export const placeIdParamsSchema = z.object({ id: dbId() });
 
+/**
+ * A free-text query parameter. The HTTP layer hands a value with commas over split into an array ("Storgatan 1,
+ * Malmö" as two parts): join it back, so any text is taken as typed.
+ */
+const queryText = (max: number) =>
+  z.preprocess((value) => (Array.isArray(value) ? value.join(',') : typeof value === 'number' ? String(value) : value), z.string().trim().max(max)).optional();
+
 export const placeListQuerySchema = z.object({
   /** Label or address contains. */
-  q: z.string().trim().max(100).optional(),
+  q: queryText(100),
 });
 export type PlaceListQuery = z.output<typeof placeListQuerySchema>;
 
 /** Address look-up: a typed address (forward) or a point (reverse). */
 export const placeGeocodeQuerySchema = z.object({
-  q: z.string().trim().max(200).optional(),
+  q: queryText(200),
   lat: z.coerce.number<unknown>().min(-90).max(90).optional(),
   lon: z.coerce.number<unknown>().min(-180).max(180).optional(),
 });
@@ -101,6 +108,11 @@ export interface PlaceGeocodeCandidate {
   address: string;
   latitude: number;
   longitude: number;
+}
+
+/** How precise the address look-up is: town names only (the shipped offline data) or street addresses (a geocoder). */
+export interface PlaceGeocoderView {
+  precision: 'town' | 'street';
 }
 
 export interface PlaceRuleView {

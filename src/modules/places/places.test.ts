@@ -276,6 +276,30 @@ describe('address look-up', () => {
     expect(Math.abs(result.body.data![0]!.latitude - 55.6)).toBeLessThan(0.2);
   });
 
+  test('any free-text address is taken, a comma too: offline, the town it names', async () => {
+    for (const q of ['Storgatan 1, Malmö', 'Drottninggatan 5, 111 51 Stockholm, Sverige', 'Göteborg, SE']) {
+      const result = await app.call<Array<{ address: string; latitude: number; longitude: number }>>('GET', `/api/places/geocode?q=${encodeURIComponent(q)}`, {
+        token: adminToken,
+      });
+      expect(result.status).toBe(200);
+      expect(result.body.data!.length).toBeGreaterThan(0);
+    }
+    const malmo = await app.call<Array<{ address: string }>>('GET', `/api/places/geocode?q=${encodeURIComponent('Storgatan 1, Malmö')}`, { token: adminToken });
+    expect(malmo.body.data![0]!.address).toBe('Malmö, SE');
+    const stockholm = await app.call<Array<{ address: string }>>('GET', `/api/places/geocode?q=${encodeURIComponent('Drottninggatan 5, 111 51 Stockholm, Sverige')}`, {
+      token: adminToken,
+    });
+    expect(stockholm.body.data![0]!.address).toBe('Stockholm, SE');
+    // The list's search takes a comma too.
+    expect((await app.call('GET', `/api/places?q=${encodeURIComponent('Malmö, SE')}`, { token: adminToken })).status).toBe(200);
+  });
+
+  test('without a configured geocoder the look-up says it knows towns only', async () => {
+    const result = await app.call<{ precision: string }>('GET', '/api/places/geocoder', { token: adminToken });
+    expect(result.body.data).toEqual({ precision: 'town' });
+    expect((await app.call('GET', '/api/places/geocoder')).status).toBe(401);
+  });
+
   test('a point gives its address', async () => {
     const result = await app.call<Array<{ address: string; latitude: number; longitude: number }>>('GET', '/api/places/geocode?lat=59.3293&lon=18.0686', { token: adminToken });
     expect(result.body.data).toEqual([{ address: 'Stockholm, SE', latitude: 59.3293, longitude: 18.0686 }]);

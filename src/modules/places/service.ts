@@ -13,6 +13,7 @@ import {
   type PlaceCategory,
   type PlaceGeocodeCandidate,
   type PlaceGeocodeQuery,
+  type PlaceGeocoderView,
   type PlaceInput,
   type PlaceListQuery,
   type PlaceRuleKind,
@@ -416,6 +417,11 @@ export function createPlaceService(platform: Platform, units: UnitService, geoco
         return label ? [{ address: shortAddress(label), latitude: round6(query.lat), longitude: round6(query.lon) }] : [];
       }
       throw new AppError(422, 'validation.failed', { fields: { q: ['validation.required'] } });
+    },
+
+    /** Without a configured geocoder addresses are looked up as town names only (the screen says so). */
+    geocoder(): PlaceGeocoderView {
+      return { precision: geocoder.providerId.startsWith('offline') ? 'town' : 'street' };
     },
 
     /** The trip log's view of places (see TripPlacesPort). */

@@ -270,6 +270,29 @@ describe('GET /api/trips/export', () => {
     ]);
   });
 
+  test('PDF: one date format (YYYY-MM-DD, times HH:mm) in every part of the page, in every layout and language', async () => {
+    for (const [variant, lang] of [
+      ['se', 'sv'],
+      ['no', 'no'],
+      ['uk', 'en'],
+      ['se', 'en'],
+    ] as const) {
+      const { bytes } = await download(`unitId=${unitId}&from=2026-02-01&to=2026-02-28&format=pdf&variant=${variant}&lang=${lang}`);
+      const text = (await readPdf(bytes)).text.replace(/\u00a0/g, ' ');
+      // Dates of the trips, the period, the footer and the time the document was made.
+      expect((text.match(/\b\d{4}-\d{2}-\d{2}\b/g) ?? []).length).toBeGreaterThanOrEqual(4 + 2 + 2 + 1);
+      expect(text).toContain('2026-02-01 – 2026-02-28');
+      expect(text).toMatch(/: 2026-03-02 \d{2}:\d{2}/);
+      // No other way of writing a date anywhere: 2/3/2026, 02.03.2026, 2 Feb 2026, 2 februari 2026 …
+      expect({ variant, lang, other: text.match(/\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b/g) }).toEqual({ variant, lang, other: null });
+      expect({
+        variant,
+        lang,
+        other: text.match(/\b\d{1,2}\.? (jan|feb|mar|apr|ma[ij]|jun|jul|aug|sep|o[ck]t|nov|de[cs])[a-zé]*\.? \d{4}\b/gi),
+      }).toEqual({ variant, lang, other: null });
+    }
+  }, 60_000);
+
   test('PDF, Swedish körjournal with the brand, every trip, the odometer and the totals; its first page renders to PNG', async () => {
     const { response, bytes } = await download(`unitId=${unitId}&from=2026-02-01&to=2026-02-28&format=pdf`);
     expect(response.status).toBe(200);

@@ -81,8 +81,16 @@ export function HistoryBar(props: HistoryBarProps) {
       <div aria-live="polite" className="history-status" data-testid="history-status">
         {props.loading && t('common.loading')}
         {!props.loading && props.error !== null && <span className="error-text">{errorText(props.error)}</span>}
-        {!props.loading && props.error === null && view && view.positions.length === 0 && t('map.history.noPositions')}
-        {!props.loading && props.error === null && view && view.positions.length > 0 && t('map.history.summary', { count: trips.length })}
+        {!props.loading && props.error === null && view && view.positions.length === 0 && !view.privateHidden && t('map.history.noPositions')}
+        {!props.loading && props.error === null && view && (view.positions.length > 0 || !!view.privateHidden) && (
+          <span>{t('map.history.summary', { count: trips.length })}</span>
+        )}
+        {!props.loading && props.error === null && view && !!view.privateHidden && (
+          <>
+            {' '}
+            <span data-testid="history-private">{t('map.history.privateHidden', { count: view.privateHidden })}</span>
+          </>
+        )}
       </div>
       {trips.length > 0 && (
         <ol className="history-trips" data-testid="history-trips">

@@ -108,7 +108,7 @@ export function UnitPanel(props: UnitPanelProps) {
                 }}
               />
               <span className="status-dot" aria-hidden="true" />
-              {t(`map.status.${status}`)} <span className="chip-count">{props.counts[status]}</span>
+              {t(`unitStatus.${status}`)} <span className="chip-count">{props.counts[status]}</span>
             </label>
           ))}
         </fieldset>
@@ -201,7 +201,7 @@ export function UnitPanel(props: UnitPanelProps) {
                   </span>
                   <span className={`status-text status-${unit.status}`}>
                     <span className="status-dot" aria-hidden="true" />
-                    {t(`map.status.${unit.status}`)}
+                    {t(`unitStatus.${unit.status}`)}
                   </span>
                 </span>
                 <span className="unit-meta">

@@ -60,7 +60,7 @@ export function UnitPopup({
           <h3 className="unit-popup-title">{unit.name}</h3>
           <p className="unit-popup-sub">
             {unit.registrationNumber && <span>{unit.registrationNumber} · </span>}
-            <span className={`status-text status-${unit.status}`}>{t(`map.status.${unit.status}`)}</span>
+            <span className={`status-text status-${unit.status}`}>{t(`unitStatus.${unit.status}`)}</span>
           </p>
         </div>
         <button type="button" className="icon-button popup-close" aria-label={t('map.popup.close')} onClick={onClose}>

@@ -30,6 +30,8 @@ export interface HistoryView {
   segments: HistorySegment[];
   /** Where the trips came from: the trip log, or the split by ignition. */
   source: 'trips' | 'ignition';
+  /** The day's private trips, left off the map (spec §5): the summary says so. */
+  privateHidden?: number;
 }
 
 export const TRIP_COLORS: Array<[number, number, number]> = [
@@ -142,7 +144,8 @@ export async function loadHistory(unitId: number, date: string, signal?: AbortSi
     if (!isApiError(error)) throw error;
   }
   const { segments, source } = buildSegments(day.positions, trips);
-  return { unitId, date, positions: day.positions, segments, source };
+  const privateHidden = trips?.filter((trip) => trip.type === 'private').length ?? 0;
+  return { unitId, date, positions: day.positions, segments, source, privateHidden };
 }
 
 /** The replayed position at a time: interpolated between the two fixes around it. */

@@ -24,7 +24,7 @@ import { UnitPicker } from '../../components/UnitPicker';
 import { errorText, isApiError } from '../../lib/api';
 import { PATHS, placePath } from '../../lib/paths';
 import { NotFoundPage } from '../../components/NotFoundPage';
-import { geocode, useApplyRules, usePlace, usePlaces, usePlaceUnits, useSavePlace } from './api';
+import { geocode, useApplyRules, useGeocoder, usePlace, usePlaces, usePlaceUnits, useSavePlace } from './api';
 import './places.css';
 
 const PlaceMap = lazy(() => import('./PlaceMap'));
@@ -124,12 +124,58 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
   const [candidates, setCandidates] = useState<PlaceGeocodeCandidate[] | null>(null);
   const [lookingUp, setLookingUp] = useState(false);
   const units = usePlaceUnits();
+  const geocoder = useGeocoder();
   const others = usePlaces('');
   const save = useSavePlace();
   const readOnly = place !== undefined && !place.editable;
-  const set = <K extends keyof Draft>(name: K, value: Draft[K]) => setDraft((current) => ({ ...current, [name]: value }));
-  const setRule = (key: number, change: Partial<RuleDraft>) =>
-    setDraft((current) => ({ ...current, rules: current.rules.map((rule) => (rule.key === key ? { ...rule, ...change } : rule)) }));
+  /** The checks made before saving, by field: the same keys as the server's field errors. */
+  const localProblems = (next: Draft): Record<string, string> => {
+    const problems: Record<string, string> = {};
+    const nextRadius = Number(next.radius);
+    if (!Number.isFinite(decimal(next.latitude)) || !Number.isFinite(decimal(next.longitude))) problems.latitude = t('places.errors.coordinates');
+    if (!Number.isInteger(nextRadius) || nextRadius < PLACE_RADIUS_MIN || nextRadius > PLACE_RADIUS_MAX) problems.radiusM = t('places.errors.radius');
+    if (next.units.length === 0) problems.units = t('places.errors.units');
+    if (!next.label.trim()) problems.label = t('places.errors.label');
+    return problems;
+  };
+  /**
+   * A field's error goes once the field is changed, unless the check before saving still finds it wrong (then its
+   * message stays): an error only ever describes what is in the field now.
+   */
+  const recheck = (next: Draft, names: string[]) => {
+    const problems = localProblems(next);
+    setFields((current) => {
+      if (!names.some((name) => name in current)) return current;
+      const kept = { ...current };
+      for (const name of names) {
+        if (!(name in kept)) continue;
+        if (problems[name]) kept[name] = problems[name]!;
+        else delete kept[name];
+      }
+      return kept;
+    });
+  };
+  /** Which field errors a change of a draft field speaks to. */
+  const ERROR_KEYS: Partial<Record<keyof Draft, string[]>> = {
+    label: ['label'],
+    address: ['address'],
+    latitude: ['latitude', 'longitude'],
+    longitude: ['latitude', 'longitude'],
+    radius: ['radiusM'],
+    units: ['units'],
+  };
+  const set = <K extends keyof Draft>(name: K, value: Draft[K]) => {
+    const next = { ...draft, [name]: value };
+    setDraft(next);
+    recheck(next, name === 'rules' ? Object.keys(fields).filter((key) => key.startsWith('rules')) : (ERROR_KEYS[name] ?? []));
+  };
+  const setRule = (key: number, change: Partial<RuleDraft>) => {
+    const index = draft.rules.findIndex((rule) => rule.key === key);
+    const next = { ...draft, rules: draft.rules.map((rule) => (rule.key === key ? { ...rule, ...change } : rule)) };
+    setDraft(next);
+    const changed = Object.keys(change).flatMap((name) => (name === 'from' || name === 'to' ? ['from', 'to'] : [name]));
+    recheck(next, [...changed.map((name) => `rules.${index}.${name}`), `rules.${index}`]);
+  };
 
   const lat = decimal(draft.latitude);
   const lon = decimal(draft.longitude);
@@ -156,12 +202,16 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
   }
 
   function choose(candidate: PlaceGeocodeCandidate) {
-    setDraft((current) => ({ ...current, address: candidate.address, latitude: candidate.latitude.toFixed(6), longitude: candidate.longitude.toFixed(6) }));
+    const next = { ...draft, address: candidate.address, latitude: candidate.latitude.toFixed(6), longitude: candidate.longitude.toFixed(6) };
+    setDraft(next);
+    recheck(next, ['address', 'latitude', 'longitude']);
     setCandidates(null);
   }
 
   async function pickPoint(latitude: number, longitude: number) {
-    setDraft((current) => ({ ...current, latitude: latitude.toFixed(6), longitude: longitude.toFixed(6) }));
+    const next = { ...draft, latitude: latitude.toFixed(6), longitude: longitude.toFixed(6) };
+    setDraft(next);
+    recheck(next, ['latitude', 'longitude']);
     try {
       const [found] = await geocode({ lat: latitude, lon: longitude });
       if (found) setDraft((current) => ({ ...current, address: found.address }));
@@ -194,11 +244,7 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
         category: rule.category,
       })),
     };
-    const local: Record<string, string> = {};
-    if (!hasPoint) local.latitude = t('places.errors.coordinates');
-    if (!Number.isInteger(radius) || radius < PLACE_RADIUS_MIN || radius > PLACE_RADIUS_MAX) local.radiusM = t('places.errors.radius');
-    if (draft.units.length === 0) local.units = t('places.errors.units');
-    if (!draft.label.trim()) local.label = t('places.errors.label');
+    const local = localProblems(draft);
     if (Object.keys(local).length > 0) {
       setFields(local);
       showFirstError();
@@ -253,6 +299,11 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
               {lookingUp ? t('common.loading') : t('places.lookUp')}
             </Button>
           </div>
+          {geocoder.data?.precision === 'town' && (
+            <p className="places-hint place-town-level" data-testid="place-town-level">
+              {t('places.townLevel')}
+            </p>
+          )}
           {candidates !== null && (
             <section className="place-candidates" aria-live="polite" aria-label={t('places.candidates')}>
               {candidates.length === 0 ? (

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { PlaceGeocodeCandidate, PlaceInput, PlaceView } from '../../../modules/places/model';
+import type { PlaceGeocodeCandidate, PlaceGeocoderView, PlaceInput, PlaceView } from '../../../modules/places/model';
 import type { TripApplyRulesResult } from '../../../modules/trips/model';
 import type { UnitView } from '../../../modules/units/model';
 import { api, request } from '../../lib/api';
@@ -48,6 +48,11 @@ export function useDeletePlace() {
 }
 
 /** A typed address (forward) or a point (reverse) to addresses with their coordinates. */
+/** Whether addresses are looked up as streets (a configured geocoder) or as town names only. */
+export function useGeocoder() {
+  return useQuery({ queryKey: [...placeKeys.all, 'geocoder'], queryFn: () => api.get<PlaceGeocoderView>('/api/places/geocoder'), staleTime: Number.POSITIVE_INFINITY });
+}
+
 export function geocode(query: { q: string } | { lat: number; lon: number }): Promise<PlaceGeocodeCandidate[]> {
   return api.get<PlaceGeocodeCandidate[]>('/api/places/geocode', { query: 'q' in query ? { q: query.q } : { lat: query.lat, lon: query.lon } });
 }

@@ -1,6 +1,7 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { PURPOSE_MAX, NOTE_MAX, TRIP_TYPES, type TripLogEntry, type TripType } from '../../../modules/trips/model';
 import { ColumnChooser, type DataColumn, DataTable } from '../../components/DataTable';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
@@ -21,6 +22,7 @@ import {
   useSplitTrip,
   useTripDrivers,
   useTripList,
+  useTripPath,
   useTriplogUnits,
   useUpdateTrip,
 } from './api';
@@ -33,7 +35,26 @@ import { TriplogTabs } from '../../components/TriplogTabs';
 import { monthOf, rangeProblem } from './range';
 import './triplog.css';
 
+const TripMap = lazy(() => import('./TripMap'));
+
+/** How long the confirmation of a save stays. */
+const SAVED_MS = 4000;
+
 const DEFAULT_VIEW: TableView = { sorting: [], hidden: [] };
+
+/** What the address holds: the unit, the period's days and the trip on the map. */
+const QUERY_KEYS = ['unit', 'from', 'to', 'trip'] as const;
+type QueryKey = (typeof QUERY_KEYS)[number];
+type TriplogQuery = Partial<Record<QueryKey, string>>;
+
+function withChanges(current: TriplogQuery, changes: Partial<Record<QueryKey, string | undefined>>): TriplogQuery {
+  const next = { ...current };
+  for (const [key, value] of Object.entries(changes) as Array<[QueryKey, string | undefined]>) {
+    if (value === undefined) delete next[key];
+    else next[key] = value;
+  }
+  return next;
+}
 
 /** Trips per page; the bulk type applies to the trips of the page shown. */
 const PAGE_SIZE = 50;
@@ -110,6 +131,12 @@ function DriverDialog({ trip, when, onClose, attempt }: { trip: TripLogEntry | n
   );
 }
 
+const MAP_ICON = (
+  <svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false">
+    <path d="M1 3.5l4.5-2 5 2 4.5-2v11l-4.5 2-5-2-4.5 2v-11zm4.5-.3v9.6m5-8.1v9.6" fill="none" stroke="currentColor" strokeWidth="1.4" strokeLinejoin="round" />
+  </svg>
+);
+
 const LOCK_ICON = (
   <svg viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
     <path d="M4 7V5a4 4 0 118 0v2h1v8H3V7h1zm2 0h4V5a2 2 0 10-4 0v2z" fill="currentColor" />
@@ -126,10 +153,35 @@ export function TriplogPage() {
   const dialogs = useDialogs();
   const units = useTriplogUnits();
   const purposes = usePurposes();
-  const [unitId, setUnitId] = useState<number | null>(null);
-  const [from, setFrom] = useState<string | undefined>();
-  const [to, setTo] = useState<string | undefined>();
-  const [page, setPage] = useState(0);
+  // The unit, the period and the trip on the map live in the address: a reload or a shared link shows the same.
+  // The screen keeps them in its own state (read from the address once) and writes each change to the address, so
+  // a change is seen at once, also while the router's navigation is still under way.
+  const [params, setParams] = useSearchParams();
+  const [query, setQueryState] = useState<TriplogQuery>(() =>
+    Object.fromEntries(QUERY_KEYS.flatMap((key) => (params.has(key) ? [[key, params.get(key)!]] : []))),
+  );
+  const setQuery = useCallback((changes: Partial<Record<QueryKey, string | undefined>>) => setQueryState((current) => withChanges(current, changes)), []);
+  useEffect(() => {
+    const next = new URLSearchParams(window.location.search);
+    for (const key of QUERY_KEYS) {
+      const value = query[key];
+      if (value === undefined) next.delete(key);
+      else next.set(key, value);
+    }
+    if (next.toString() !== new URLSearchParams(window.location.search).toString()) setParams(next, { replace: true });
+  }, [query, setParams]);
+  const askedUnit = Number(query.unit);
+  const unitId = units.data?.some((unit) => unit.ID === askedUnit) ? askedUnit : (units.data?.[0]?.ID ?? null);
+  const from = query.from;
+  const to = query.to;
+  const askedTrip = Number(query.trip) || null;
+  const setPeriod = (period: { from?: string; to?: string }) => {
+    setQuery({ from: period.from, to: period.to });
+    setPage(null);
+  };
+  /** The page shown; null: the last (the latest trips), where a unit or period opens. */
+  const [page, setPage] = useState<number | null>(null);
+  const [savedAt, setSavedAt] = useState<number | null>(null);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [bulkType, setBulkType] = useState<TripType>('business');
   const [driverTrip, setDriverTrip] = useState<TripLogEntry | null>(null);
@@ -139,9 +191,10 @@ export function TriplogPage() {
   const [choosingColumns, setChoosingColumns] = useState(false);
   const view = useTableView('triplog', DEFAULT_VIEW);
 
+  // The unit shown goes to the address too (the first unit when none, or one not seen, was asked for).
   useEffect(() => {
-    if (unitId === null && units.data?.[0]) setUnitId(units.data[0].ID);
-  }, [units.data, unitId]);
+    if (unitId !== null && askedUnit !== unitId) setQuery({ unit: String(unitId) });
+  }, [unitId, askedUnit, setQuery]);
 
   // Spec §5: the upper day not before the lower one, at most 12 months; a bad range is not asked for.
   const problem = rangeProblem(from, to);
@@ -154,9 +207,8 @@ export function TriplogPage() {
   useEffect(() => {
     if (!data || from !== undefined) return;
     const day = (iso: string, shift = 0) => new Date(Date.parse(iso) + shift).toLocaleDateString('sv-SE', { timeZone: data.timeZone });
-    setFrom(day(data.from));
-    setTo(day(data.to, -1));
-  }, [data, from]);
+    setQuery({ from: day(data.from), to: day(data.to, -1) });
+  }, [data, from, setQuery]);
   // The attest month follows the start of the period until the user picks another.
   useEffect(() => {
     if (from && problem === null) setAttestMonth(monthOf(from));
@@ -170,15 +222,56 @@ export function TriplogPage() {
   const trips = data?.trips ?? [];
   const locked = useMemo(() => new Set(attested.data?.attestedTripIds ?? []), [attested.data]);
   const pages = Math.max(1, Math.ceil(trips.length / PAGE_SIZE));
-  const shown = useMemo(() => trips.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE), [trips, page]);
+  const pageShown = page === null ? pages - 1 : Math.min(page, pages - 1);
+  const shown = useMemo(() => trips.slice(pageShown * PAGE_SIZE, (pageShown + 1) * PAGE_SIZE), [trips, pageShown]);
   const selectedTrips = useMemo(() => trips.filter((trip) => selected.has(trip.id)), [trips, selected]);
+  // The trip on the map: the one asked for while it is in the period, else the latest.
+  const mapTrip = trips.find((trip) => trip.id === askedTrip) ?? trips.at(-1) ?? null;
+  const tripPath = useTripPath(mapTrip, timeZone);
+  const path = tripPath.data ?? (tripPath.isError ? [] : null);
+
+  // A unit or period opens on its latest trips: the table scrolled to its end once they are in.
+  const scrolledFor = useRef<string | null>(null);
+  const periodKey = period ? `${period.unitId}|${period.from ?? ''}|${period.to ?? ''}` : null;
   useEffect(() => {
-    if (page >= pages) setPage(pages - 1);
-  }, [page, pages]);
+    if (!data || !periodKey || list.isPlaceholderData || scrolledFor.current === periodKey || trips.length === 0) return;
+    scrolledFor.current = periodKey;
+    const latestId = trips[trips.length - 1]!.id;
+    let frames = 0;
+    let handle = 0;
+    let lastTop = Number.NaN;
+    let still = 0;
+    // The table places its rows as it scrolls and measures them once drawn: scroll its box to the end and bring the
+    // latest row into the window, frame by frame, until the row has stayed in place for a few frames.
+    const step = () => {
+      const box = document.querySelector<HTMLElement>('[data-testid="triplog-table"] .data-table-scroll');
+      if (box) box.scrollTop = box.scrollHeight;
+      const row = document.querySelector<HTMLElement>(`[data-testid="trip-row-${latestId}"]`);
+      if (row) {
+        row.scrollIntoView({ block: 'nearest' });
+        const top = row.getBoundingClientRect().top;
+        still = top === lastTop ? still + 1 : 0;
+        lastTop = top;
+      }
+      if (still < 3 && ++frames < 90) handle = requestAnimationFrame(step);
+    };
+    handle = requestAnimationFrame(step);
+    return () => cancelAnimationFrame(handle);
+  }, [data, periodKey, list.isPlaceholderData, trips]);
+
+  // "Saved" shows for a few seconds after each change went through.
+  useEffect(() => {
+    if (savedAt === null) return;
+    const timer = setTimeout(() => setSavedAt(null), SAVED_MS);
+    return () => clearTimeout(timer);
+  }, [savedAt]);
 
   const locale = localeTag(i18n.language);
   const time = (iso: string) =>
     new Date(iso).toLocaleString(locale, { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+  const day = (iso: string) => new Date(iso).toLocaleDateString('sv-SE', { timeZone });
+  const sameDay = (a: string, b: string) => day(a) === day(b);
+  const clock = (iso: string) => new Date(iso).toLocaleTimeString(locale, { timeZone, hour: '2-digit', minute: '2-digit' });
   const km = (metres: number) => (metres / 1000).toLocaleString(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   const duration = (seconds: number) => `${Math.floor(seconds / 3600)}:${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}`;
   const typeOptions = TRIP_TYPES.map((type) => ({ value: type, label: t(`triplog.type.${type}`) }));
@@ -187,6 +280,7 @@ export function TriplogPage() {
   async function attempt(work: () => Promise<unknown>) {
     try {
       await work();
+      setSavedAt(Date.now());
       return true;
     } catch (error) {
       await dialogs.showError(errorText(error));
@@ -198,15 +292,24 @@ export function TriplogPage() {
   // Trips stay in the order they were driven (the trip log's legal order); columns may be hidden per user.
   const columns: DataColumn<TripLogEntry>[] = [
     {
+      // Start and stop in one column (stop's date only when it is another day), so that the log fits 1280 px.
       id: 'start',
-      header: t('triplog.start'),
+      header: t('triplog.tripColumn'),
       canHide: false,
       rowHeader: true,
-      minRem: 9,
+      minRem: 11,
       cell: (trip) => (
         <>
-          <div className="triplog-when">{time(trip.startTime)}</div>
-          <div className="triplog-address">{trip.startAddress ?? '–'}</div>
+          <div className="triplog-leg">
+            <span className="triplog-when">{time(trip.startTime)}</span> <span className="triplog-address">{trip.startAddress ?? '–'}</span>
+          </div>
+          <div className="triplog-leg">
+            <span className="triplog-when">
+              {'→ '}
+              {sameDay(trip.startTime, trip.stopTime) ? clock(trip.stopTime) : time(trip.stopTime)}
+            </span>{' '}
+            <span className="triplog-address">{trip.stopAddress ?? '–'}</span>
+          </div>
           {locked.has(trip.id) && (
             <span className="triplog-lock" data-testid={`trip-locked-${trip.id}`}>
               {LOCK_ICON}
@@ -217,18 +320,21 @@ export function TriplogPage() {
       ),
     },
     {
-      id: 'stop',
-      header: t('triplog.stop'),
-      minRem: 9,
+      // The distance with the odometer readings under it (the log's legal content, in less width).
+      id: 'distance',
+      header: t('triplog.distance'),
+      align: 'end',
+      minRem: 7,
       cell: (trip) => (
         <>
-          <div className="triplog-when">{time(trip.stopTime)}</div>
-          <div className="triplog-address">{trip.stopAddress ?? '–'}</div>
+          <div className="triplog-km">{km(trip.distanceM)} km</div>
+          <div className="triplog-odometer" title={t('triplog.odometer')}>
+            <span className="visually-hidden">{t('triplog.odometer')}: </span>
+            {km(trip.odometerStartM)} – {km(trip.odometerStopM)}
+          </div>
         </>
       ),
     },
-    { id: 'distance', header: t('triplog.distance'), align: 'end', minRem: 5, cell: (trip) => `${km(trip.distanceM)} km` },
-    { id: 'odometer', header: t('triplog.odometer'), minRem: 7, cell: (trip) => `${km(trip.odometerStartM)} – ${km(trip.odometerStopM)}` },
     {
       id: 'type',
       header: t('triplog.typeColumn'),
@@ -310,23 +416,34 @@ export function TriplogPage() {
       header: t('triplog.actions'),
       headerHidden: true,
       canHide: false,
-      minRem: 5,
-      cell: (trip) =>
-        trip.merged &&
-        !locked.has(trip.id) && (
+      minRem: 4.5,
+      cell: (trip) => (
+        <div className="triplog-row-actions">
           <Button
-            className="btn btn-secondary triplog-small"
-            onPress={() =>
-              void attempt(async () => {
-                await split.mutateAsync(trip.id);
-                setSelected(new Set());
-              })
-            }
-            aria-label={t('triplog.splitTrip', { time: time(trip.startTime) })}
+            className="btn btn-secondary triplog-small triplog-show"
+            aria-pressed={mapTrip?.id === trip.id}
+            aria-label={t('triplog.showOnMap', { time: time(trip.startTime) })}
+            onPress={() => setQuery({ trip: String(trip.id) })}
+            data-testid={`trip-show-${trip.id}`}
           >
-            {t('triplog.split')}
+            {MAP_ICON}
           </Button>
-        ),
+          {trip.merged && !locked.has(trip.id) && (
+            <Button
+              className="btn btn-secondary triplog-small"
+              onPress={() =>
+                void attempt(async () => {
+                  await split.mutateAsync(trip.id);
+                  setSelected(new Set());
+                })
+              }
+              aria-label={t('triplog.splitTrip', { time: time(trip.startTime) })}
+            >
+              {t('triplog.split')}
+            </Button>
+          )}
+        </div>
+      ),
     },
   ];
 
@@ -358,9 +475,9 @@ export function TriplogPage() {
           selected={unitId === null ? [] : [unitId]}
           onChange={([id]) => {
             if (id === undefined) return;
-            setUnitId(id);
+            setQuery({ unit: String(id), trip: undefined });
             setSelected(new Set());
-            setPage(0);
+            setPage(null);
           }}
           testId="triplog-unit"
         />
@@ -372,19 +489,11 @@ export function TriplogPage() {
           idPrefix="triplog"
           invalid={problem !== null}
           errorId="triplog-range-error"
-          onChange={(period) => {
-            setFrom(period.from);
-            setTo(period.to);
-            setPage(0);
-          }}
+          onChange={setPeriod}
         />
         <Button
           className="btn btn-secondary"
-          onPress={() => {
-            setFrom(undefined);
-            setTo(undefined);
-            setPage(0);
-          }}
+          onPress={() => setPeriod({})}
         >
           {t('triplog.thisMonth')}
         </Button>
@@ -424,7 +533,19 @@ export function TriplogPage() {
                 })}
               </div>
             </section>
-            {attestMonth && <AttestPanel month={attestMonth} onMonthChange={setAttestMonth} />}
+            <section aria-label={t('triplog.mapTitle')} className="triplog-card triplog-map-card">
+              <h2 className="triplog-card-title">
+                {t('triplog.mapTitle')}
+                {mapTrip && <span className="triplog-map-when"> · {time(mapTrip.startTime)}</span>}
+              </h2>
+              {mapTrip ? (
+                <Suspense fallback={<div className="triplog-map triplog-map--loading">{t('common.loading')}</div>}>
+                  <TripMap trip={mapTrip} path={path} label={t('triplog.mapOf', { time: time(mapTrip.startTime) })} />
+                </Suspense>
+              ) : (
+                <p className="triplog-muted">{t('triplog.mapEmpty')}</p>
+              )}
+            </section>
           </div>
 
           <div className="triplog-actions">
@@ -482,7 +603,10 @@ export function TriplogPage() {
                 onChange: (next) => setSelected(new Set([...next].map(Number))),
                 rowLabel: (trip) => t('triplog.selectTrip', { time: time(trip.startTime) }),
               }}
-              rowProps={(trip) => ({ 'data-testid': `trip-row-${trip.id}`, className: locked.has(trip.id) ? 'triplog-row--locked' : undefined })}
+              rowProps={(trip) => ({
+                'data-testid': `trip-row-${trip.id}`,
+                className: [locked.has(trip.id) ? 'triplog-row--locked' : null, mapTrip?.id === trip.id ? 'triplog-row--shown' : null].filter(Boolean).join(' ') || undefined,
+              })}
               testId="triplog-table"
               className="triplog-table"
             />
@@ -492,18 +616,28 @@ export function TriplogPage() {
 
           {pages > 1 && (
             <nav className="triplog-pager" aria-label={t('triplog.pages')}>
-              <Button className="btn btn-secondary" isDisabled={page === 0} onPress={() => setPage(page - 1)}>
+              <Button className="btn btn-secondary" isDisabled={pageShown === 0} onPress={() => setPage(pageShown - 1)}>
                 {t('triplog.previous')}
               </Button>
-              <span>{t('triplog.pageOf', { page: page + 1, pages })}</span>
-              <Button className="btn btn-secondary" isDisabled={page >= pages - 1} onPress={() => setPage(page + 1)}>
+              <span>{t('triplog.pageOf', { page: pageShown + 1, pages })}</span>
+              <Button className="btn btn-secondary" isDisabled={pageShown >= pages - 1} onPress={() => setPage(pageShown + 1)}>
                 {t('triplog.next')}
               </Button>
             </nav>
           )}
+
+          {attestMonth && (
+            <div className="triplog-attest">
+              <AttestPanel month={attestMonth} onMonthChange={setAttestMonth} />
+            </div>
+          )}
         </>
       )}
 
+      {/* A toast in the window's corner, in view wherever the page is scrolled; a live region, so it is read out. */}
+      <div className="triplog-saved" role="status" data-testid="triplog-saved">
+        {savedAt !== null && t('triplog.saved')}
+      </div>
       <PurposesDialog isOpen={purposesOpen} onClose={() => setPurposesOpen(false)} />
       <ColumnChooser columns={columns} view={view} isOpen={choosingColumns} onClose={() => setChoosingColumns(false)} title={t('table.columns')} />
     </div>

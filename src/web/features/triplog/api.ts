@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { DefaultPurpose, PurposeCatalog } from '../../../modules/accounts/model';
-import type { TripAttestView, TripCheckInResult, TripDriver, TripList, TripMergeInput, TripType, TripUpdateInput } from '../../../modules/trips/model';
+import type { HistoryDay } from '../../../modules/tracking/model';
+import type { TripAttestView, TripCheckInResult, TripDriver, TripList, TripLogEntry, TripMergeInput, TripType, TripUpdateInput } from '../../../modules/trips/model';
 import type { TripLockState } from '../../../modules/trips/model';
 import type { UnitView } from '../../../modules/units/model';
 import { api, request } from '../../lib/api';
@@ -35,6 +36,30 @@ export function useTripList(period: TripPeriod | null) {
     enabled: period !== null,
     placeholderData: keepPreviousData,
     retry: false,
+  });
+}
+
+/**
+ * A trip's route for the small map: the fixes between its start and stop from the unit's history of the day (two days
+ * for a trip over midnight, days taken in the trip log's zone), [lon, lat], oldest first.
+ */
+export function useTripPath(trip: TripLogEntry | null, timeZone: string | undefined) {
+  return useQuery({
+    queryKey: [...triplogKeys.all, 'path', trip?.id ?? null, trip?.startTime, trip?.stopTime],
+    enabled: trip !== null && timeZone !== undefined,
+    staleTime: 60_000,
+    retry: false,
+    queryFn: async ({ signal }) => {
+      const day = (iso: string) => new Date(iso).toLocaleDateString('sv-SE', { timeZone });
+      const from = Date.parse(trip!.startTime);
+      const to = Date.parse(trip!.stopTime);
+      const path: Array<[number, number]> = [];
+      for (const date of new Set([day(trip!.startTime), day(trip!.stopTime)])) {
+        const history = await api.get<HistoryDay>('/api/tracking/history', { query: { unitId: trip!.unitId, date }, signal });
+        for (const [time, lat, lon] of history.positions) if (time >= from && time <= to) path.push([lon, lat]);
+      }
+      return path;
+    },
   });
 }
 

@@ -132,7 +132,7 @@ export function UnitEditPage() {
           <span className="unit-swatch unit-swatch--large" style={{ backgroundColor: data.Color }} aria-hidden="true" /> {data.Name}
         </h1>
         <p className="unit-summary">
-          {data.HasAccess && <span className={`status-pill status-pill--${data.Status}`}>{t(`units.status.${data.Status}`)}</span>} {data.RegistrationNumber || '–'} · IMEI {data.Imei} ·{' '}
+          {data.HasAccess && <span className={`status-pill status-pill--${data.Status}`}>{t(`unitStatus.${data.Status}`)}</span>} {data.RegistrationNumber || '–'} · IMEI {data.Imei} ·{' '}
           {t('units.columns.lastSeen')}: {formatDateTime(data.LastSeen, i18n.language)}
         </p>
         {!data.HasAccess && (

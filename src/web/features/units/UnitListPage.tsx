@@ -95,7 +95,7 @@ function cellContent(unit: UnitView, column: UnitListColumn, language: string, t
     case 'status':
       // Spec §6: a locked car without access shows no whereabouts, not even whether it moves.
       if (!unit.HasAccess) return <span className="unit-locked-note">{t('units.access.noAccess')}</span>;
-      return <span className={`status-pill status-pill--${unit.Status}`}>{t(`units.status.${unit.Status}`)}</span>;
+      return <span className={`status-pill status-pill--${unit.Status}`}>{t(`unitStatus.${unit.Status}`)}</span>;
     case 'lastSeen':
       return formatDateTime(unit.LastSeen, language);
     case 'odometer':
@@ -460,7 +460,7 @@ export function UnitListPage() {
           label={t('units.columns.status')}
           value={filters.status}
           onChange={setFilter('status')}
-          options={[{ value: '', label: t('units.filters.all') }, ...UNIT_STATUSES.map((status) => ({ value: status, label: t(`units.status.${status}`) }))]}
+          options={[{ value: '', label: t('units.filters.all') }, ...UNIT_STATUSES.map((status) => ({ value: status, label: t(`unitStatus.${status}`) }))]}
           testId="filter-status"
         />
       </search>
