@@ -290,6 +290,15 @@ export function TriplogPage() {
 
   const selectedKeys = useMemo(() => new Set([...selected].map(String)), [selected]);
   // Trips stay in the order they were driven (the trip log's legal order); columns may be hidden per user.
+  // A driver taken from the car's booking is marked as such: the booking says who had the car, not who drove it.
+  const bookedMark = (trip: TripLogEntry) =>
+    trip.driverSource === 'booking' ? (
+      <span className="triplog-booked" title={t('triplog.bookedDriverTitle')}>
+        {' '}
+        ({t('triplog.bookedDriver')})
+      </span>
+    ) : null;
+
   const columns: DataColumn<TripLogEntry>[] = [
     {
       // Start and stop in one column (stop's date only when it is another day), so that the log fits 1280 px.
@@ -403,10 +412,12 @@ export function TriplogPage() {
         locked.has(trip.id) ? (
           <span className="triplog-readonly" data-testid={`trip-driver-${trip.id}`}>
             {trip.driverName ?? t('triplog.noDriver')}
+            {bookedMark(trip)}
           </span>
         ) : (
           <Button className="btn btn-link" onPress={() => setDriverTrip(trip)} data-testid={`trip-driver-${trip.id}`}>
             {trip.driverName ?? t('triplog.noDriver')}
+            {bookedMark(trip)}
             <span className="visually-hidden"> ({t('triplog.driverOf', { time: time(trip.startTime) })})</span>
           </Button>
         ),
