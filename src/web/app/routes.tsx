@@ -22,6 +22,7 @@ function screen<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] & {
     await preload();
     return { default: loaded as ComponentType<Record<string, unknown>> };
   });
+  // biome-ignore lint/correctness/noComponentHookFactories: called once per screen at module level, never during a render
   const Loaded = (props: Record<string, unknown>) => (loaded ? createElement(loaded, props) : createElement(Lazy as ComponentType<Record<string, unknown>>, props));
   return Object.assign(Loaded, { preload }) as unknown as M[K] & { preload: () => Promise<void> };
 }
