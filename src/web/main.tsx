@@ -1,5 +1,5 @@
 import type { Brand } from '../modules/brands/model';
-import type { Envelope } from '../lib/http';
+import type { Envelope } from './lib/api';
 import { prefetchLiveMap } from './features/map/prefetch';
 import { restoreSession } from './lib/session';
 
