@@ -3,7 +3,7 @@ import type { i18n as I18n } from 'i18next';
 import { I18nextProvider } from 'react-i18next';
 import { BrowserRouter } from 'react-router';
 import { BrandProvider } from '../brands/BrandProvider';
-import { DialogProvider } from '../components/Dialogs';
+import { DialogProvider } from '../components/DialogProvider';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { isApiError } from '../lib/api';
 import { AppRoutes } from './routes';
