@@ -476,6 +476,12 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
         `35100000${String(spare + 1).padStart(7, '0')}`,
       ]);
     }
+    // --- Brand languages: the Norwegian brand (Kjørebok Pro, sub-site 3) greets a new visitor in Norwegian; an
+    // operator's own choice in the row is kept.
+    await query(
+      `UPDATE brands SET features = features || '{"DefaultLanguage": "no"}'::jsonb WHERE subsite_id = 3 AND NOT (features ? 'DefaultLanguage')`,
+    );
+    // --- end of brand languages ---
     return devices;
   });
 }

@@ -42,3 +42,42 @@ test('one problem reads as one; a long value is cut', () => {
   expect(message.split('\n')[0]).toBe('The configuration has a problem; the portal did not start:');
   expect(message).toContain(`LOG_LEVEL must be one of debug, info, warn, error, silent (it is "${'x'.repeat(80)}…")`);
 });
+
+test('settings with a pattern say what the pattern asks for; the Twilio trio says what is missing', () => {
+  const sid = 'AB0123456789abcdef0123456789abcdef';
+  const message = problems({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 'token-0123456789abcdef', TWILIO_FROM: '+0123', VAPID_SUBJECT: 'admin@example.com' });
+  expect(message.split('\n')).toEqual([
+    'The configuration has 3 problems; the portal did not start:',
+    '  - TWILIO_ACCOUNT_SID must be a Twilio account SID: AC followed by 32 hexadecimal digits (its value is not shown); see "Configuration" in README.md.',
+    '  - TWILIO_FROM must be a phone number in international form such as +46701234567, or a sender name of up to 11 letters and digits (it is "+0123"); see "Configuration" in README.md.',
+    '  - VAPID_SUBJECT must be a mailto: address or an https:// URL (it is "admin@example.com"); see "Configuration" in README.md.',
+  ]);
+  expect(message).not.toContain(sid);
+  expect(message).not.toContain('regex');
+
+  const partial = problems({ TWILIO_FROM: '+46701234567' });
+  expect(partial.split('\n')).toEqual([
+    'The configuration has 2 problems; the portal did not start:',
+    '  - TWILIO_ACCOUNT_SID is not set, but SMS through Twilio needs it with TWILIO_FROM (set all three, or none); see "Configuration" in README.md.',
+    '  - TWILIO_AUTH_TOKEN is not set, but SMS through Twilio needs it with TWILIO_FROM (set all three, or none); see "Configuration" in README.md.',
+  ]);
+});
+
+test('the process started with a bad secret prints plain words and exits without echoing it', async () => {
+  const secret = 'short-but-secret-value-x7';
+  const child = Bun.spawn([process.execPath, 'src/main.ts'], {
+    cwd: `${import.meta.dir}/../..`,
+    env: { ...process.env, AUTH_SECRET: secret, PORT: 'eighty', DATABASE_URL: '', DATA_DIR: '/nonexistent-never-opened' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [code, stdout, stderr] = await Promise.all([child.exited, new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  expect(code).toBe(1);
+  expect(stderr.split('\n').filter(Boolean)).toEqual([
+    'The configuration has 2 problems; the portal did not start:',
+    '  - PORT must be a number (it is "eighty"); see "Configuration" in README.md.',
+    '  - AUTH_SECRET must be at least 32 characters long (its value is not shown); see "Configuration" in README.md.',
+  ]);
+  expect(`${stdout}${stderr}`).not.toContain(secret);
+  expect(stderr).not.toContain('validation.');
+}, 30_000);

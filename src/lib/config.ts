@@ -77,8 +77,15 @@ export class ConfigError extends Error {
  */
 const SECRET_SETTING = /SECRET|TOKEN|PASSWORD|PRIVATE|_KEY|_SID|_URL$/;
 
+/** Settings checked against a pattern: what the pattern asks for, in plain words. */
+const FORMAT_IN_WORDS: Record<string, string> = {
+  TWILIO_ACCOUNT_SID: 'must be a Twilio account SID: AC followed by 32 hexadecimal digits',
+  TWILIO_FROM: 'must be a phone number in international form such as +46701234567, or a sender name of up to 11 letters and digits',
+  VAPID_SUBJECT: 'must be a mailto: address or an https:// URL',
+};
+
 /** What a setting must be, in plain words, from the schema's complaint about it. */
-function requirement(issue: z.core.$ZodIssue): string {
+function requirement(key: string, issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.expected === 'int') return 'must be a whole number';
@@ -93,6 +100,7 @@ function requirement(issue: z.core.$ZodIssue): string {
     case 'invalid_format':
       if (issue.format === 'url') return 'must be a URL such as https://host.example or postgres://user@host:5432/name';
       if (issue.format === 'email') return 'must be an e-mail address';
+      if (issue.format === 'regex') return FORMAT_IN_WORDS[key] ?? 'is not in the expected form';
       return `must be in ${issue.format} format`;
     case 'invalid_value':
       return `must be one of ${issue.values.map(String).join(', ')}`;
@@ -115,14 +123,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         const key = String(issue.path[0] ?? '?');
         const value = relevant[key] ?? '';
         const shown = SECRET_SETTING.test(key) ? '(its value is not shown)' : `(it is ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)})`;
-        return `${key} ${requirement(issue)} ${shown}; see "Configuration" in README.md.`;
+        return `${key} ${requirement(key, issue)} ${shown}; see "Configuration" in README.md.`;
       }),
     );
   }
   const twilio = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const;
   const missing = twilio.filter((key) => parsed.data[key] === undefined);
   if (missing.length > 0 && missing.length < twilio.length) {
-    throw new ConfigError(missing.map((key) => `${key}="": needed with ${twilio.filter((k) => !missing.includes(k)).join(' and ')} to send SMS through Twilio`));
+    const given = twilio.filter((key) => !missing.includes(key)).join(' and ');
+    throw new ConfigError(missing.map((key) => `${key} is not set, but SMS through Twilio needs it with ${given} (set all three, or none); see "Configuration" in README.md.`));
   }
   return parsed.data;
 }

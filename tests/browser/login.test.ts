@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { sql } from 'drizzle-orm';
 import { login, startSuite, type Suite } from './support';
 
 // A browser step may take seconds on a small CI machine (set per file: bun resets it for each).
@@ -108,5 +109,46 @@ describe('routing and login', () => {
     const banner = page.getByTestId('login-error');
     await banner.waitFor();
     await expect(banner.textContent()).resolves.toContain('Nätverksfel');
+  });
+});
+
+describe("a new visitor's language", () => {
+  test('a Norwegian brand greets in Norwegian; an English browser on a brand without a default gets English; else Swedish', async () => {
+    // The brand's default language is brand data (its row's features), as an operator sets it.
+    await suite.server.database.rows(sql`update brands set features = features || '{"DefaultLanguage": "no"}'::jsonb where subsite_id = 3`);
+    try {
+      const visit = async (locale: string, subsite: number) => {
+        const context = await suite.browser.newContext({ baseURL: suite.server.url, locale, viewport: { width: 1280, height: 800 } });
+        try {
+          const page = await context.newPage();
+          await page.goto(`/?subsite=${subsite}`);
+          const button = page.getByRole('button', { name: /^(Logga in|Log in|Logg inn)$/ });
+          await button.waitFor();
+          return { button: await button.textContent(), lang: await page.evaluate(() => document.documentElement.lang) };
+        } finally {
+          await context.close();
+        }
+      };
+      // Norwegian brand, Swedish and English browsers alike: Norwegian.
+      expect(await visit('sv-SE', 3)).toEqual({ button: 'Logg inn', lang: 'nb' });
+      expect(await visit('en-GB', 3)).toEqual({ button: 'Logg inn', lang: 'nb' });
+      // A brand without a default: the browser's language (English, Norwegian), else Swedish.
+      expect(await visit('en-US', 0)).toEqual({ button: 'Log in', lang: 'en' });
+      expect(await visit('nb-NO', 0)).toEqual({ button: 'Logg inn', lang: 'nb' });
+      expect(await visit('de-DE', 0)).toEqual({ button: 'Logga in', lang: 'sv' });
+
+      // A choice made in the language picker is kept for the next visit, over the brand's default.
+      const context = await suite.browser.newContext({ baseURL: suite.server.url, locale: 'sv-SE' });
+      const page = await context.newPage();
+      await page.goto('/?subsite=3');
+      await page.getByRole('button', { name: 'Logg inn' }).waitFor();
+      await page.getByTestId('language-picker').selectOption('en');
+      await page.getByRole('button', { name: 'Log in' }).waitFor();
+      await page.reload();
+      await page.getByRole('button', { name: 'Log in' }).waitFor();
+      await context.close();
+    } finally {
+      await suite.server.database.rows(sql`update brands set features = features - 'DefaultLanguage' where subsite_id = 3`);
+    }
   });
 });

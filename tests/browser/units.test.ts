@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { addUnit, pngOfSize, rawCall, readPdf, setState } from '../../src/modules/units/testing';
 import { UNIT_LIST_COLUMNS } from '../../src/modules/units/model';
 import { waitFor } from '../support/wait';
-import { eventually, expectAccessible, login, screenshot, signIn, startSuite, type Suite } from './support';
+import { eventually, expectAccessible, horizontalOverflow, login, screenshot, signIn, startSuite, type Suite } from './support';
 
 // A browser step may take seconds on a small CI machine (set per file: bun resets it for each).
 setDefaultTimeout(90_000);
@@ -185,6 +185,89 @@ describe('unit edit page', () => {
     await input.setInputFiles({ name: 'bil.png', mimeType: 'image/png', buffer: Buffer.from(pngOfSize(2000)) });
     await description.getByTestId('picture').waitFor();
     expect(await description.getByTestId('picture').count()).toBe(1);
+  });
+});
+
+describe('unit edit: sections and unsaved changes', () => {
+  test('unsaved unit changes warn', async () => {
+    const admin = await suite.server.createAccount();
+    const unitId = await addUnit(suite.server, admin.accountId, imei(), 'Volvo V60', { registrationNumber: 'ABC123' });
+    const page = await suite.newPage();
+    await signIn(page, admin);
+    await page.goto(`/user/edit-terminal?id=${unitId}`);
+    await page.getByRole('heading', { name: 'Volvo V60', level: 1 }).waitFor();
+
+    // The sections are listed at the side; a section is a click away.
+    const nav = page.getByRole('navigation', { name: 'Avsnitt' });
+    const navBox = await nav.boundingBox();
+    const sectionsBox = await page.getByTestId('section-name').boundingBox();
+    expect(navBox!.x + navBox!.width).toBeLessThanOrEqual(sectionsBox!.x);
+    await nav.getByRole('link', { name: 'Spårsändare' }).click();
+    await eventually(() => page.getByTestId('section-tracker').evaluate((element) => element.getBoundingClientRect().top < window.innerHeight / 2), true);
+    await eventually(() => nav.getByRole('link', { name: 'Spårsändare' }).getAttribute('aria-current'), 'location');
+
+    // The registration number's stored form shows as it is typed: the dash is dropped, letters in capitals.
+    await nav.getByRole('link', { name: 'Fordonsuppgifter' }).click();
+    const details = page.getByTestId('section-details');
+    await details.getByLabel('Registreringsnummer').fill('xyz-987');
+    expect(await details.getByTestId('registration-normal-form').textContent()).toBe('Sparas som XYZ987');
+    await details.getByTestId('registration-normal-form').and(page.locator(':visible')).waitFor();
+    // The section and its entry in the list say the change is not saved.
+    await page.getByTestId('section-unsaved-details').waitFor();
+    expect(await page.locator('[data-testid^="section-unsaved-"]').count()).toBe(1);
+
+    // Leaving through a link inside the app asks first; staying keeps the edit.
+    await page.getByRole('link', { name: 'Enheter', exact: true }).click();
+    const warning = page.getByRole('alertdialog').or(page.getByRole('dialog'));
+    await warning.getByText('Osparade ändringar').waitFor();
+    await warning.getByRole('button', { name: 'Stanna kvar' }).click();
+    await warning.waitFor({ state: 'hidden' });
+    expect(new URL(page.url()).pathname).toBe('/user/edit-terminal');
+    expect(await details.getByLabel('Registreringsnummer').inputValue()).toBe('xyz-987');
+
+    // Closing or reloading the tab asks through the browser.
+    const beforeUnload = new Promise<string>((resolve) => {
+      page.once('dialog', (dialog) => {
+        resolve(dialog.type());
+        void dialog.dismiss();
+      });
+    });
+    await page.close({ runBeforeUnload: true });
+    expect(await beforeUnload).toBe('beforeunload');
+    expect(page.isClosed()).toBe(false);
+
+    // Leaving anyway drops the edit.
+    await page.getByRole('link', { name: 'Enheter', exact: true }).click();
+    await warning.getByRole('button', { name: 'Lämna sidan' }).click();
+    await page.getByRole('heading', { name: 'Enheter', level: 1 }).waitFor();
+
+    // Once saved, nothing is unsaved: the link leaves at once. The stored number is the normal form shown.
+    await page.goto(`/user/edit-terminal?id=${unitId}`);
+    await details.getByLabel('Registreringsnummer').fill('xyz-987');
+    await page.getByTestId('section-unsaved-details').waitFor();
+    await details.getByRole('button', { name: 'Spara' }).click();
+    await details.getByText('Sparat.').waitFor();
+    expect(await page.locator('[data-testid^="section-unsaved-"]').count()).toBe(0);
+    await page.getByRole('link', { name: 'Enheter', exact: true }).click();
+    await page.getByRole('heading', { name: 'Enheter', level: 1 }).waitFor();
+    await page.getByTestId(`unit-row-${unitId}`).getByText('XYZ987').waitFor();
+    await page.close();
+
+    // On a phone the list is a strip of tabs above the sections, and nothing sticks out sideways.
+    const phone = await suite.newPage({ width: 390, height: 844 });
+    await signIn(phone, admin);
+    await phone.goto(`/user/edit-terminal?id=${unitId}`);
+    const strip = phone.getByRole('navigation', { name: 'Avsnitt' });
+    await strip.waitFor();
+    const stripBox = await strip.boundingBox();
+    const firstSection = await phone.getByTestId('section-name').boundingBox();
+    expect(stripBox!.y + stripBox!.height).toBeLessThanOrEqual(firstSection!.y);
+    expect(stripBox!.height).toBeLessThan(80);
+    expect(await horizontalOverflow(phone)).toEqual([]);
+    await strip.getByRole('link', { name: 'Spårsändare' }).click();
+    await eventually(() => phone.getByTestId('section-tracker').evaluate((element) => element.getBoundingClientRect().top < window.innerHeight / 2), true);
+    await screenshot(phone, 'unit-edit-phone');
+    await expectAccessible(phone, 'unit edit on a phone');
   });
 });
 

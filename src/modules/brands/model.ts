@@ -22,5 +22,10 @@ export interface Brand {
   contactPhone: string;
   contactAddress: string;
   noticeUrl: string | null;
-  features: Required<BrandFeatures>;
+  features: Required<Pick<BrandFeatures, 'EnableCarSchedule' | 'EnableSafeReturnHome'>>;
+  /** A new visitor's language on this brand (`features.DefaultLanguage` in its row); null: the browser's. */
+  defaultLanguage: BrandLanguage | null;
 }
+
+export const BRAND_LANGUAGES = ['sv', 'en', 'no'] as const;
+export type BrandLanguage = (typeof BRAND_LANGUAGES)[number];

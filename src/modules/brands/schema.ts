@@ -11,6 +11,8 @@ export interface BrandColors {
 export interface BrandFeatures {
   EnableCarSchedule?: boolean;
   EnableSafeReturnHome?: boolean;
+  /** The language a new visitor of the brand starts in ('sv', 'en' or 'no'); unset: the browser's language. */
+  DefaultLanguage?: string;
 }
 
 export const brands = pgTable('brands', {

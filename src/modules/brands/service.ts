@@ -4,7 +4,7 @@ import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Database } from '../../lib/db/client';
 import { DEFAULT_EXPORT_BRAND, type ExportBrand } from '../../lib/export';
 import { notFound } from '../../lib/http';
-import type { Brand } from './model';
+import { BRAND_LANGUAGES, type Brand, type BrandLanguage } from './model';
 import { announcements, type BrandRow, brands } from './schema';
 
 function toBrand(row: BrandRow): Brand {
@@ -26,6 +26,7 @@ function toBrand(row: BrandRow): Brand {
       EnableCarSchedule: row.features.EnableCarSchedule ?? false,
       EnableSafeReturnHome: row.features.EnableSafeReturnHome ?? false,
     },
+    defaultLanguage: (BRAND_LANGUAGES as readonly string[]).includes(row.features.DefaultLanguage ?? '') ? (row.features.DefaultLanguage as BrandLanguage) : null,
   };
 }
 

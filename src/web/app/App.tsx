@@ -1,11 +1,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { i18n as I18n } from 'i18next';
 import { I18nextProvider } from 'react-i18next';
 import { BrowserRouter } from 'react-router';
 import { BrandProvider } from '../brands/BrandProvider';
-import { DialogProvider } from '../components/Dialogs';
+import { DialogProvider } from '../components/DialogProvider';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { isApiError } from '../lib/api';
-import type { initI18n } from '../lib/i18n';
 import { AppRoutes } from './routes';
 
 export function createQueryClient() {
@@ -20,7 +20,7 @@ export function createQueryClient() {
   });
 }
 
-export function App({ i18n, queryClient }: { i18n: ReturnType<typeof initI18n>; queryClient: QueryClient }) {
+export function App({ i18n, queryClient }: { i18n: I18n; queryClient: QueryClient }) {
   return (
     <ErrorBoundary>
       <I18nextProvider i18n={i18n}>

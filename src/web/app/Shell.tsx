@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
@@ -309,7 +309,8 @@ export function Shell({ children }: { children?: ReactNode }) {
         {session.user.IsAdmin && !session.user.ActingAccount && <CarInfoOnboarding />}
         <Announcement brand={brand} />
         <main id="content" className="content" tabIndex={-1}>
-          {children ?? <Outlet />}
+          {/* Screens are loaded when first shown: the menu and header stay while one loads. */}
+          <Suspense fallback={<p aria-live="polite">{t('common.loading')}</p>}>{children ?? <Outlet />}</Suspense>
         </main>
         <footer className="footer">
           <span data-testid="footer">

@@ -1,38 +1,86 @@
-import { useEffect } from 'react';
+import { type ComponentType, createElement, lazy, Suspense, useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Navigate, Outlet, Route, Routes, useNavigate } from 'react-router';
-import { AlarmReceiversPage } from '../features/alarms/AlarmReceiversPage';
-import { AlertNumbersPage } from '../features/alarms/AlertNumbersPage';
-import { AccountDeletionPage } from '../features/account/AccountDeletionPage';
-import { AccountSettingsPage } from '../features/account/AccountSettingsPage';
-import { PurposesEditor } from '../features/triplog/PurposesDialog';
-import { CatalogEditor } from '../features/units/catalog';
-import { AlertOptOutPage } from '../features/account/AlertOptOutPage';
-import { ForgotPasswordPage } from '../features/auth/ForgotPasswordPage';
 import { LoginPage } from '../features/auth/LoginPage';
-import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
 import { NotFoundPage, StandaloneNotFoundPage } from '../components/NotFoundPage';
-import { GeofenceEditPage } from '../features/geofences/GeofenceEditPage';
-import { GeofencesPage } from '../features/geofences/GeofencesPage';
-import { MapPage } from '../features/map/MapPage';
-import { TriplogPage } from '../features/triplog/TriplogPage';
-import { PlaceEditPage } from '../features/places/PlaceEditPage';
-import { PlacesPage } from '../features/places/PlacesPage';
-import { CongestionReportPage } from '../features/reports/CongestionReportPage';
-import { RegisterPage } from '../features/registration/RegisterPage';
-import { AcceptInvitationPage } from '../features/administration/AcceptInvitationPage';
-import { AuditLogPage } from '../features/administration/AuditLogPage';
-import { CustomerAccountsPage } from '../features/administration/CustomerAccountsPage';
-import { UserAccountsPage } from '../features/administration/UserAccountsPage';
-import { CarSchedulePage } from '../features/bookings/CarSchedulePage';
-import { SafeHomePage } from '../features/safe-home/SafeHomePage';
-import { AddTerminalPage } from '../features/units/AddTerminalPage';
-import { UnitEditPage } from '../features/units/UnitEditPage';
-import { UnitListPage } from '../features/units/UnitListPage';
 import { NAVIGATE_EVENT } from '../lib/api';
 import { PATHS } from '../lib/paths';
 import { landingPath, useSession } from '../lib/session';
 import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
-import { Shell } from './Shell';
+
+/**
+ * Every screen but the login page is its own chunk, loaded when first shown: the login page loads only what it needs
+ * (the map, deck.gl, the exports and the other screens come after signing in).
+ */
+function screen<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] & { preload: () => Promise<void> } {
+  // Once loaded, the component is rendered directly: `React.lazy` would suspend once more even then.
+  let loaded: ComponentType<Record<string, unknown>> | null = null;
+  const preload = async () => {
+    loaded ??= (await load())[name] as ComponentType<Record<string, unknown>>;
+  };
+  const Lazy = lazy(async () => {
+    await preload();
+    return { default: loaded as ComponentType<Record<string, unknown>> };
+  });
+  // biome-ignore lint/correctness/noComponentHookFactories: called once per screen at module level, never during a render
+  const Loaded = (props: Record<string, unknown>) => (loaded ? createElement(loaded, props) : createElement(Lazy as ComponentType<Record<string, unknown>>, props));
+  return Object.assign(Loaded, { preload }) as unknown as M[K] & { preload: () => Promise<void> };
+}
+
+const AlarmReceiversPage = screen(() => import('../features/alarms/AlarmReceiversPage'), 'AlarmReceiversPage');
+const AlertNumbersPage = screen(() => import('../features/alarms/AlertNumbersPage'), 'AlertNumbersPage');
+const AccountDeletionPage = screen(() => import('../features/account/AccountDeletionPage'), 'AccountDeletionPage');
+const AccountSettingsPage = screen(() => import('../features/account/AccountSettingsPage'), 'AccountSettingsPage');
+const PurposesEditor = screen(() => import('../features/triplog/PurposesDialog'), 'PurposesEditor');
+const CatalogEditor = screen(() => import('../features/units/catalog'), 'CatalogEditor');
+const AlertOptOutPage = screen(() => import('../features/account/AlertOptOutPage'), 'AlertOptOutPage');
+const ForgotPasswordPage = screen(() => import('../features/auth/ForgotPasswordPage'), 'ForgotPasswordPage');
+const ResetPasswordPage = screen(() => import('../features/auth/ResetPasswordPage'), 'ResetPasswordPage');
+const GeofenceEditPage = screen(() => import('../features/geofences/GeofenceEditPage'), 'GeofenceEditPage');
+const GeofencesPage = screen(() => import('../features/geofences/GeofencesPage'), 'GeofencesPage');
+const MapPage = screen(() => import('../features/map/MapPage'), 'MapPage');
+const TriplogPage = screen(() => import('../features/triplog/TriplogPage'), 'TriplogPage');
+const PlaceEditPage = screen(() => import('../features/places/PlaceEditPage'), 'PlaceEditPage');
+const PlacesPage = screen(() => import('../features/places/PlacesPage'), 'PlacesPage');
+const CongestionReportPage = screen(() => import('../features/reports/CongestionReportPage'), 'CongestionReportPage');
+const RegisterPage = screen(() => import('../features/registration/RegisterPage'), 'RegisterPage');
+const AcceptInvitationPage = screen(() => import('../features/administration/AcceptInvitationPage'), 'AcceptInvitationPage');
+const AuditLogPage = screen(() => import('../features/administration/AuditLogPage'), 'AuditLogPage');
+const CustomerAccountsPage = screen(() => import('../features/administration/CustomerAccountsPage'), 'CustomerAccountsPage');
+const UserAccountsPage = screen(() => import('../features/administration/UserAccountsPage'), 'UserAccountsPage');
+const CarSchedulePage = screen(() => import('../features/bookings/CarSchedulePage'), 'CarSchedulePage');
+const SafeHomePage = screen(() => import('../features/safe-home/SafeHomePage'), 'SafeHomePage');
+const AddTerminalPage = screen(() => import('../features/units/AddTerminalPage'), 'AddTerminalPage');
+const UnitEditPage = screen(() => import('../features/units/UnitEditPage'), 'UnitEditPage');
+const UnitListPage = screen(() => import('../features/units/UnitListPage'), 'UnitListPage');
+const Shell = screen(() => import('./Shell'), 'Shell');
+
+/** The signed-in screens a page load may start on, by path (the rest load when first shown). */
+const SCREEN_BY_PATH: Record<string, { preload: () => Promise<void> }> = {
+  [PATHS.liveMap]: MapPage,
+  [PATHS.triplog]: TriplogPage,
+  [PATHS.unitList]: UnitListPage,
+  [PATHS.unitEdit]: UnitEditPage,
+  [PATHS.places]: PlacesPage,
+  [PATHS.geofences]: GeofencesPage,
+  [PATHS.carSchedule]: CarSchedulePage,
+  [PATHS.safeReturnHome]: SafeHomePage,
+};
+
+/**
+ * Loads the code of the screen a signed-in page load starts on (and the shell around it) before the first render,
+ * so a reload shows the screen at once rather than a loading line first.
+ */
+export async function preloadStartScreen(pathname: string, signedIn: boolean): Promise<void> {
+  if (!signedIn) return;
+  await Promise.all([Shell.preload(), SCREEN_BY_PATH[pathname]?.preload()]);
+}
+
+/** Shown while a screen's code loads (the first visit to it). */
+function RouteLoading() {
+  const { t } = useTranslation();
+  return <p aria-live="polite">{t('common.loading')}</p>;
+}
 
 /** Protected routes send anonymous visitors to / (spec §2). */
 function RequireUser() {
@@ -131,6 +179,7 @@ export function AppRoutes() {
   return (
     <>
       <NavigationBridge />
+      <Suspense fallback={<RouteLoading />}>
       <Routes>
         <Route element={<AnonymousOnly />}>
           <Route index element={<LoginPage />} />
@@ -176,6 +225,7 @@ export function AppRoutes() {
         </Route>
         <Route path="*" element={<UnknownRoute />} />
       </Routes>
+      </Suspense>
     </>
   );
 }

@@ -1,7 +1,33 @@
 import i18next from 'i18next';
-import { Component, type ErrorInfo, Fragment, type ReactNode } from 'react';
+import { Component, type ComponentProps, type ErrorInfo, Fragment, lazy, type ReactNode, Suspense } from 'react';
 import { Button } from 'react-aria-components';
-import { AppDialog } from './Dialogs';
+import type { AppDialog as ModalDialog } from './Dialogs';
+
+type DialogProps = ComponentProps<typeof ModalDialog>;
+
+/** The crash dialog's frame while the modal's code loads, or if it cannot be loaded: the same content, not modal. */
+function PlainDialog({ title, children }: DialogProps) {
+  return (
+    <div className="modal-overlay">
+      <div className="modal">
+        <div role="alertdialog" aria-labelledby="crash-dialog-title" className="dialog">
+          <h2 id="crash-dialog-title" className="dialog-title">
+            {title}
+          </h2>
+          {children}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** The modal's code loads only when a screen has crashed: the login page does not carry it. */
+const AppDialog = lazy(() =>
+  import('./Dialogs').then(
+    (module) => ({ default: module.AppDialog }),
+    () => ({ default: PlainDialog }),
+  ),
+);
 
 interface State {
   error: Error | null;
@@ -31,8 +57,8 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, State> {
     const { error, generation } = this.state;
     if (!error) return <Fragment key={generation}>{this.props.children}</Fragment>;
     const t = i18next.t.bind(i18next);
-    return (
-      <AppDialog isOpen onOpenChange={() => this.ignore()} title={t('crash.title')} role="alertdialog" dismissable={false}>
+    const content = (
+      <>
         <p className="dialog-body">{t('crash.message')}</p>
         <div className="dialog-actions">
           <Button className="btn btn-secondary" onPress={this.ignore}>
@@ -42,7 +68,14 @@ export class ErrorBoundary extends Component<{ children: ReactNode }, State> {
             {t('crash.refresh')}
           </Button>
         </div>
-      </AppDialog>
+      </>
+    );
+    return (
+      <Suspense fallback={<PlainDialog isOpen onOpenChange={this.ignore} title={t('crash.title')}>{content}</PlainDialog>}>
+        <AppDialog isOpen onOpenChange={() => this.ignore()} title={t('crash.title')} role="alertdialog" dismissable={false}>
+          {content}
+        </AppDialog>
+      </Suspense>
     );
   }
 }

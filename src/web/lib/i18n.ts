@@ -1,11 +1,5 @@
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import serverEn from '../../lib/i18n/messages/en.json';
-import serverNo from '../../lib/i18n/messages/no.json';
-import serverSv from '../../lib/i18n/messages/sv.json';
-import en from '../locales/en.json';
-import no from '../locales/no.json';
-import sv from '../locales/sv.json';
 
 export const LANGUAGES = ['sv', 'en', 'no'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -16,13 +10,50 @@ export function isLanguage(value: unknown): value is Language {
   return typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value);
 }
 
-function storedLanguage(): Language {
+/** The language the visitor chose before (the language picker keeps it), if any. */
+export function storedLanguage(): Language | null {
   try {
     const stored = localStorage.getItem(STORAGE_KEY);
-    return isLanguage(stored) ? stored : DEFAULT_LANGUAGE;
+    return isLanguage(stored) ? stored : null;
   } catch {
-    return DEFAULT_LANGUAGE;
+    return null;
   }
+}
+
+/** The first of the browser's preferred languages the portal speaks: sv, Norwegian (nb, nn, no) or en. */
+export function browserLanguage(preferred: readonly string[]): Language | null {
+  for (const tag of preferred) {
+    const primary = tag.toLowerCase().split(/[-_]/)[0];
+    if (primary === 'sv') return 'sv';
+    if (primary === 'nb' || primary === 'nn' || primary === 'no') return 'no';
+    if (primary === 'en') return 'en';
+  }
+  return null;
+}
+
+/**
+ * The language a visitor starts in: their own earlier choice, else the brand's default language (brand data), else
+ * the browser's first language the portal speaks, else Swedish.
+ */
+export function chooseLanguage(input: { stored: Language | null; brandDefault: Language | null | undefined; browser: readonly string[] }): Language {
+  return input.stored ?? input.brandDefault ?? browserLanguage(input.browser) ?? DEFAULT_LANGUAGE;
+}
+
+/**
+ * Each language's texts are a chunk of their own, loaded when the language is first used: the web app's texts
+ * (`translation`, locales/*.json) and the server's message catalogues (`server`).
+ */
+const BUNDLES: Record<Language, () => Promise<[{ default: object }, { default: object }]>> = {
+  sv: () => Promise.all([import('../locales/sv.json'), import('../../lib/i18n/messages/sv.json')]),
+  en: () => Promise.all([import('../locales/en.json'), import('../../lib/i18n/messages/en.json')]),
+  no: () => Promise.all([import('../locales/no.json'), import('../../lib/i18n/messages/no.json')]),
+};
+
+async function loadLanguage(language: Language): Promise<void> {
+  if (i18next.hasResourceBundle(language, 'translation')) return;
+  const [translation, server] = await BUNDLES[language]();
+  i18next.addResourceBundle(language, 'translation', translation.default, true, true);
+  i18next.addResourceBundle(language, 'server', server.default, true, true);
 }
 
 /** The BCP 47 tag for the document and for number/date formatting ("no" is Norwegian Bokmål). */
@@ -37,17 +68,14 @@ function applyDocumentLanguage(language: string) {
 /**
  * i18next with two namespaces: `translation` (the web app's own texts, locales/*.json) and `server`
  * (the server's message catalogues, so zod's message keys from shared schemas translate in the browser
- * exactly as on the server).
+ * exactly as on the server). Only the starting language's texts are loaded; another is loaded when chosen.
  */
-export function initI18n(language: Language = storedLanguage()) {
-  void i18next.use(initReactI18next).init({
-    resources: {
-      sv: { translation: sv, server: serverSv },
-      en: { translation: en, server: serverEn },
-      no: { translation: no, server: serverNo },
-    },
+export async function initI18n(language: Language = storedLanguage() ?? DEFAULT_LANGUAGE) {
+  await i18next.use(initReactI18next).init({
+    resources: {},
+    partialBundledLanguages: true,
     lng: language,
-    fallbackLng: 'en',
+    fallbackLng: false,
     supportedLngs: [...LANGUAGES],
     ns: ['translation', 'server'],
     defaultNS: 'translation',
@@ -56,6 +84,7 @@ export function initI18n(language: Language = storedLanguage()) {
     returnNull: false,
     initAsync: false,
   });
+  await loadLanguage(language);
   applyDocumentLanguage(language);
   return i18next;
 }
@@ -70,6 +99,7 @@ export async function changeLanguage(language: Language): Promise<void> {
   } catch {
     // storage may be unavailable (private mode); the choice then lasts for this page only
   }
+  await loadLanguage(language);
   await i18next.changeLanguage(language);
   applyDocumentLanguage(language);
 }

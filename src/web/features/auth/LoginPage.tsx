@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import { loginSchema, type SessionUser } from '../../../modules/auth/model';
+import type { SessionUser } from '../../../modules/auth/model';
 import { type Brand, BrandLogo, useBrand } from '../../brands/BrandProvider';
 import { Banner, CheckboxField, Field } from '../../components/Form';
 import { LanguagePicker } from '../../components/LanguagePicker';
@@ -36,6 +36,8 @@ function LoginForm({ brand, onTwoFactor }: { brand: Brand; onTwoFactor: (pending
   async function submit(event: FormEvent) {
     event.preventDefault();
     setFailure(null);
+    // The schema (and zod with it) is loaded on the first submit: the login page itself loads only what it shows.
+    const { loginSchema } = await import('../../../modules/auth/model');
     const parsed = check(loginSchema, { username, password, subsiteid: brand.subsiteId, remember_me: remember });
     if (!parsed.ok) {
       setErrors(parsed.errors);

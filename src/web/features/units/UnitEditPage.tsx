@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { type MouseEvent, useEffect, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
@@ -34,6 +34,7 @@ import {
 } from './sections';
 import { TheftModeSection } from './theft';
 import { formatDateTime } from './ui';
+import { UnsavedChangesProvider, useUnsavedChanges } from './unsaved';
 
 /** Spec §4: replacing a tracker moves the unit and its history to a new IMEI; confirmed first, it cannot be undone. */
 function ReplaceTrackerDialog({ unit, isOpen, onClose }: { unit: UnitDetail; isOpen: boolean; onClose: () => void }) {
@@ -106,6 +107,73 @@ function TrackerHistory({ unitId }: { unitId: number }) {
   );
 }
 
+/**
+ * The sections, listed at the side (a strip of tabs on a phone): each jumps to its section, the one in view is marked,
+ * and a section with unsaved edits says so.
+ */
+function SectionList({ entries }: { entries: Array<[string, string]> }) {
+  const { t } = useTranslation();
+  const unsaved = useUnsavedChanges();
+  const [current, setCurrent] = useState<string | null>(null);
+  // The section last jumped to stays marked while it is in view (the last ones cannot scroll to the top).
+  const pinned = useRef<string | null>(null);
+  const ids = entries.map(([id]) => id).join(',');
+  useEffect(() => {
+    if (typeof IntersectionObserver === 'undefined') return;
+    const visible = new Map<string, number>();
+    const observer = new IntersectionObserver(
+      (changes) => {
+        for (const change of changes) {
+          if (change.isIntersecting) visible.set(change.target.id, change.boundingClientRect.top);
+          else visible.delete(change.target.id);
+        }
+        if (pinned.current && visible.has(pinned.current)) return setCurrent(pinned.current);
+        pinned.current = null;
+        const first = [...visible].sort((a, b) => a[1] - b[1])[0];
+        if (first) setCurrent(first[0]);
+      },
+      { rootMargin: '0px 0px -50% 0px' },
+    );
+    for (const id of ids.split(',')) {
+      const element = document.getElementById(id);
+      if (element) observer.observe(element);
+    }
+    return () => observer.disconnect();
+  }, [ids]);
+  function jump(event: MouseEvent<HTMLAnchorElement>, id: string) {
+    const target = document.getElementById(id);
+    if (!target) return;
+    event.preventDefault();
+    target.scrollIntoView({ block: 'start' });
+    target.querySelector<HTMLElement>('input, select, textarea, button')?.focus({ preventScroll: true });
+    pinned.current = id;
+    setCurrent(id);
+    window.history.replaceState(window.history.state, '', `#${id}`);
+  }
+  return (
+    <nav className="unit-section-nav" aria-label={t('units.edit.sections')} data-testid="unit-section-nav">
+      <ul>
+        {entries.map(([id, key]) => {
+          const dirty = unsaved?.dirty.has(id) === true;
+          return (
+            <li key={id}>
+              <a href={`#${id}`} aria-current={current === id ? 'location' : undefined} onClick={(event) => jump(event, id)} data-testid={`section-link-${id}`}>
+                {t(key)}
+                {dirty && (
+                  <span className="unit-section-nav-unsaved" data-testid={`section-unsaved-${id}`}>
+                    <span aria-hidden="true"> •</span>
+                    <span className="visually-hidden"> ({t('units.unsaved.marker')})</span>
+                  </span>
+                )}
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
+
 /** Spec §2 /user/edit-terminal: one unit with every edit section; a missing or foreign unit is not found. */
 export function UnitEditPage() {
   const { t, i18n } = useTranslation();
@@ -122,8 +190,30 @@ export function UnitEditPage() {
   const data = unit.data;
   // Battery trackers have operating modes; theft mode is one of them on the models that support it.
   const showsTheftMode = data.DeviceKind === 'battery' || supportsTheftMode(data.Model) || data.TheftMode !== 'off';
+  const sectionEntries: Array<[string, string]> = [
+    ['name', 'units.sections.name'],
+    ['details', 'units.sections.details'],
+    ['organisation', 'units.sections.organisation'],
+    ['meters', 'units.sections.meters'],
+    ['benefit', 'units.sections.benefit'],
+    ['fuel', 'units.sections.fuel'],
+    ['co2', 'units.sections.co2'],
+    ['working-hours', 'units.sections.workingHours'],
+    ['lock', 'units.sections.lock'],
+    ...(isAdmin ? ([['access', 'units.access.title'], ['alarm-receivers', 'alarmReceivers.unit.title']] as Array<[string, string]>) : []),
+    ['marker', 'units.sections.marker'],
+    ['mode', data.DeviceKind === 'battery' ? 'units.sections.operatingMode' : 'units.sections.reportFrequency'],
+    ...(showsTheftMode ? ([['theft-mode', 'units.theftMode.title']] as Array<[string, string]>) : []),
+    ['time-till-parked', 'units.sections.timeTillParked'],
+    ['features', 'units.sections.features'],
+    ['bluetooth', 'units.sections.bluetooth'],
+    ['object-description', 'units.sections.objectDescription'],
+    ['theft-report', 'units.sections.theftReport'],
+    ['tracker', 'units.sections.tracker'],
+  ];
   return (
-    <div className="page unit-edit-page" key={data.ID}>
+    <UnsavedChangesProvider key={data.ID}>
+    <div className="page unit-edit-page">
       <p className="breadcrumb">
         <Link to={PATHS.unitList}>{t('units.edit.back')}</Link>
       </p>
@@ -141,26 +231,8 @@ export function UnitEditPage() {
           </p>
         )}
       </div>
-      <nav className="unit-section-nav" aria-label={t('units.edit.sections')}>
-        <ul>
-          {[
-            ['name', 'units.sections.name'],
-            ['details', 'units.sections.details'],
-            ['meters', 'units.sections.meters'],
-            ['benefit', 'units.sections.benefit'],
-            ['lock', 'units.sections.lock'],
-            ...(isAdmin ? [['access', 'units.access.title'], ['alarm-receivers', 'alarmReceivers.unit.title']] : []),
-            ['mode', data.DeviceKind === 'battery' ? 'units.sections.operatingMode' : 'units.sections.reportFrequency'],
-            ...(showsTheftMode ? [['theft-mode', 'units.theftMode.title']] : []),
-            ['object-description', 'units.sections.objectDescription'],
-            ['theft-report', 'units.sections.theftReport'],
-          ].map(([anchor, key]) => (
-            <li key={anchor}>
-              <a href={`#${anchor}`}>{t(key!)}</a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <div className="unit-edit-layout">
+        <SectionList entries={sectionEntries} />
       <div className="unit-sections">
         <NameSection unit={data} />
         <DetailsSection unit={data} />
@@ -185,7 +257,9 @@ export function UnitEditPage() {
         <TrackerHistory unitId={data.ID} />
         <UnitBookingsSection unitId={data.ID} />
       </div>
+      </div>
       <ReplaceTrackerDialog unit={data} isOpen={replacing} onClose={() => setReplacing(false)} />
     </div>
+    </UnsavedChangesProvider>
   );
 }

@@ -13,6 +13,7 @@ import {
   markerSchema,
   metersSchema,
   nameSchema,
+  normalizeRegistrationNumber,
   OPERATING_MODES,
   REPORT_FREQUENCIES_S,
   supportsTheftMode,
@@ -143,7 +144,21 @@ export function DetailsSection({ unit }: Props) {
   return (
     <Section id="details" title={t('units.sections.details')} onSave={save} saving={form.saving} saved={form.saved} error={form.message} description={t('units.hints.registration')}>
       <div className="field-grid">
-        <Field label={t('units.fields.registrationNumber')} value={v.registrationNumber} onChange={(registrationNumber) => form.set({ registrationNumber })} error={e.registrationNumber} isRequired maxLength={24} testId="registration-number" />
+        <Field
+          label={t('units.fields.registrationNumber')}
+          value={v.registrationNumber}
+          onChange={(registrationNumber) => form.set({ registrationNumber })}
+          error={e.registrationNumber}
+          isRequired
+          maxLength={24}
+          testId="registration-number"
+          description={
+            // What is stored, shown as it is typed: spaces and dashes dropped, letters in capitals.
+            normalizeRegistrationNumber(v.registrationNumber) !== '' && (
+              <span data-testid="registration-normal-form">{t('units.edit.registrationNormalForm', { value: normalizeRegistrationNumber(v.registrationNumber) })}</span>
+            )
+          }
+        />
         <SelectField
           label={t('units.columns.vehicleType')}
           value={v.vehicleType}

@@ -1,9 +1,10 @@
-import { type FormEvent, type ReactNode, useId } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useId, useRef } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { errorText, isApiError } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
 import type { FieldMessages } from '../../lib/validation';
+import { useUnsavedChanges } from './unsaved';
 import './units.css';
 
 /** Pieces shared by the unit screens. */
@@ -59,17 +60,41 @@ export function Section({
 }) {
   const { t } = useTranslation();
   const titleId = `${id}-title`;
+  const formRef = useRef<HTMLFormElement>(null);
+  const unsaved = useUnsavedChanges();
+  const setDirty = unsaved?.setDirty;
+  // An edit in a section that has a Save button is unsaved until the save succeeds (a search filter is no edit).
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form || !setDirty || !onSave) return;
+    const edited = (event: Event) => {
+      const target = event.target as HTMLInputElement | null;
+      if (target?.type === 'search' || target?.type === 'file') return;
+      setDirty(id, true);
+    };
+    form.addEventListener('input', edited);
+    form.addEventListener('change', edited);
+    return () => {
+      form.removeEventListener('input', edited);
+      form.removeEventListener('change', edited);
+    };
+  }, [id, setDirty, onSave]);
+  useEffect(() => {
+    if (saved) setDirty?.(id, false);
+  }, [saved, id, setDirty]);
+  useEffect(() => () => setDirty?.(id, false), [id, setDirty]);
   function submit(event: FormEvent) {
     event.preventDefault();
     onSave?.();
   }
+  const isDirty = unsaved?.dirty.has(id) === true;
   return (
-    <section className="unit-section" id={id} aria-labelledby={titleId} data-testid={`section-${id}`}>
+    <section className={`unit-section${isDirty ? ' unit-section--unsaved' : ''}`} id={id} aria-labelledby={titleId} data-testid={`section-${id}`}>
       <h2 id={titleId} className="unit-section-title">
         {title}
       </h2>
       {description && <p className="unit-section-description">{description}</p>}
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={submit} noValidate ref={formRef}>
         {children}
         {(onSave || actions) && (
           <div className="unit-section-actions">
@@ -80,7 +105,7 @@ export function Section({
             )}
             {actions}
             <span className="unit-section-status" role="status" aria-live="polite">
-              {saved && !error ? t('units.saved') : ''}
+              {saved && !error ? t('units.saved') : isDirty ? t('units.unsaved.marker') : ''}
             </span>
           </div>
         )}
