@@ -70,6 +70,14 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   const mine = await app.call<ScheduleAnswer>('GET', '/api/car-schedule/month?month=2026-03&mine=true', { token: driverToken });
   expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).every((booking) => booking.Mine)).toBe(true);
   expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).length).toBeGreaterThan(5);
+  // Scheduled reports: a weekly summary to Anna and a monthly CO2 report, due next Monday and on 1 April at 06:00 Stockholm time.
+  const schedules = await app.call<{ schedules: Array<{ name: string; kind: string; frequency: string; nextRunAt: string }> }>('GET', '/api/reports/schedules', { token });
+  expect(schedules.body.data!.schedules.map((s) => [s.kind, s.frequency, s.nextRunAt])).toEqual([
+    ['co2', 'monthly', '2026-04-01T04:00:00.000Z'],
+    ['summary', 'weekly', '2026-03-09T05:00:00.000Z'],
+  ]);
+  const summary = await app.call<{ units: unknown[] }>('GET', '/api/reports/summary', { token });
+  expect(summary.body.data!.units.length).toBe(5);
 });
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {
