@@ -13,6 +13,8 @@ import type { UnitService } from '../units/service';
 import type { FuelType } from '../accounts/model';
 import type { NotificationService } from '../notifications/service';
 import { defineModule } from '../../composition';
+import { createBenefitService } from './benefit';
+import { benefitRoutes } from './benefit-export';
 import { createReportSchedules, reportScheduleRoutes, SCHEDULE_SCAN_JOB } from './schedule';
 
 const security = [{ bearer: [] }];
@@ -79,14 +81,17 @@ export const reportsModule = defineModule({
       accountSettings: { fuelPrices(accountId: number): Promise<Array<{ market: 'SE' | 'NO'; fuelType: FuelType; price: number }>> };
     },
   ) =>
-    createReportService({
-      clock: platform.clock,
-      units,
-      tracking,
-      trips,
-      fleet: { database: platform.database, units, fuelPrices: (accountId) => accountSettings.fuelPrices(accountId) },
-    }),
-  routes: (reports, { auth }: { auth: AuthService }) => reportRoutes(reports, auth),
+    Object.assign(
+      createReportService({
+        clock: platform.clock,
+        units,
+        tracking,
+        trips,
+        fleet: { database: platform.database, units, fuelPrices: (accountId) => accountSettings.fuelPrices(accountId) },
+      }),
+      { benefit: createBenefitService(platform, { units, trips }) },
+    ),
+  routes: (reports, { auth }: { auth: AuthService }) => new Elysia().use(reportRoutes(reports, auth)).use(benefitRoutes(reports.benefit, auth)),
 });
 
 /** Scheduled reports: CRUD and the job that e-mails each due report (after the notification channels it sends through). */
