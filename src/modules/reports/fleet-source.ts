@@ -180,8 +180,11 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
         harsh_cornering: number;
         type: TripType;
       }>(
-        `SELECT trip_id, unit_id, floor(extract(epoch FROM start_time) * 1000) AS start_ms, floor(extract(epoch FROM stop_time) * 1000) AS stop_ms,
-                distance_m, max_speed_kmh, driver_user_id, harsh_acceleration, harsh_braking, harsh_cornering, type
+        // Plain float8s (not numeric or bigint): the drivers hand them over as numbers, not text to parse (a year of a fleet is
+        // hundreds of thousands of rows).
+        `SELECT trip_id::float8 AS trip_id, unit_id, floor(extract(epoch FROM start_time) * 1000)::float8 AS start_ms,
+                floor(extract(epoch FROM stop_time) * 1000)::float8 AS stop_ms,
+                distance_m, max_speed_kmh::float8 AS max_speed_kmh, driver_user_id, harsh_acceleration, harsh_braking, harsh_cornering, type
          FROM trip_report_rows
          WHERE account_id = $1 AND unit_id = ANY($2::int[]) AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
            AND ($5::int IS NULL OR driver_user_id = $5::int)
