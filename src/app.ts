@@ -19,7 +19,7 @@ import { alarmReceiversModule } from './modules/alarm-receivers';
 import { alarmsModule } from './modules/alarms';
 import { bleDevicesModule, commandsModule } from './modules/io';
 import { placesModule } from './modules/places';
-import { reportsModule } from './modules/reports';
+import { reportSchedulesModule, reportsModule } from './modules/reports';
 import { safeHomeModule } from './modules/safe-home';
 import { liveModule, trackingModule } from './modules/tracking';
 import { tripSummariesModule, tripsModule } from './modules/trips';
@@ -68,6 +68,8 @@ export const MODULES = [
   alarmsModule,
   // After alarms, which it raises "not back home" through.
   safeHomeModule,
+  // After reports and the notification channels its e-mails go through.
+  reportSchedulesModule,
 ] as const;
 
 /** Builds every module's service on top of one platform. */

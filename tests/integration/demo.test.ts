@@ -4,6 +4,7 @@ import { demoImei, seedDemo } from '../../src/demo/seed';
 import { demoEnabled, loadConfig } from '../../src/lib/config';
 import type { ScheduleAnswer } from '../../src/modules/bookings/model';
 import type { SafeHomeRecord } from '../../src/modules/safe-home/model';
+import type { BenefitReport } from '../../src/modules/reports/model';
 import { createTestApp, type TestApp } from '../support/app';
 
 let app: TestApp;
@@ -81,6 +82,21 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   expect(homed.every((record) => JSON.parse(record.schedule).length > 0 && record.radius >= 300)).toBe(true);
   const queued = await app.database.query<{ run_at: Date }>(`SELECT run_at FROM job_queue WHERE name = 'safe-home.check' ORDER BY run_at`);
   expect(queued.map((row) => new Date(row.run_at).toISOString())).toEqual(['2026-03-02T17:00:00.000Z', '2026-03-02T17:00:00.000Z']);
+  // Scheduled reports: a weekly summary to Anna and a monthly CO2 report, due next Monday and on 1 April at 06:00 Stockholm time.
+  const schedules = await app.call<{ schedules: Array<{ name: string; kind: string; frequency: string; nextRunAt: string }> }>('GET', '/api/reports/schedules', { token });
+  expect(schedules.body.data!.schedules.map((s) => [s.kind, s.frequency, s.nextRunAt])).toEqual([
+    ['co2', 'monthly', '2026-04-01T04:00:00.000Z'],
+    ['summary', 'weekly', '2026-03-09T05:00:00.000Z'],
+  ]);
+  const summary = await app.call<{ units: unknown[] }>('GET', '/api/reports/summary', { token });
+  expect(summary.body.data!.units.length).toBe(5);
+  // Benefit value and reimbursement: Anna's petrol benefit car is valued this year without problems; the RAV4 is a private car.
+  const benefit = await app.call<BenefitReport>('GET', '/api/reports/benefit', { token });
+  expect(benefit.status).toBe(200);
+  const volvo = benefit.body.data!.cars.find((car) => car.unitId === devices[0]!.unitId)!;
+  expect(volvo).toMatchObject({ carUsage: 'benefit', currency: 'SEK', problems: [], holder: { name: 'Anna Demo' } });
+  expect(volvo.benefitValue).toBeGreaterThan(0);
+  expect(benefit.body.data!.cars.find((car) => car.unitId === devices[2]!.unitId)?.carUsage).toBe('private');
 });
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {
