@@ -93,6 +93,9 @@ export const PUBLISHED_VIEWS: Record<string, string> = {
   unit_parking_settings: 'trips',
   // A unit's names, overspeed threshold and service settings (the alarm engine reads them).
   unit_alarm_settings: 'units',
+  // What the benefit report reads: a unit's benefit-car fields, and the trip log's distances.
+  unit_benefit_settings: 'units',
+  trip_distances: 'trips',
 };
 
 /**

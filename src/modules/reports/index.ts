@@ -32,6 +32,6 @@ export const reportsModule = defineModule({
   name: 'reports',
   needs: ['units', 'tracking', 'trips'],
   create: (platform, { units, tracking, trips }: { units: UnitService; tracking: TrackingService; trips: TripService }) =>
-    Object.assign(createReportService({ clock: platform.clock, units, tracking, trips }), { benefit: createBenefitService(platform, { units, trips }) }),
+    Object.assign(createReportService({ clock: platform.clock, units, tracking, trips }), { benefit: createBenefitService(platform, { units }) }),
   routes: (reports, { auth }: { auth: AuthService }) => new Elysia().use(reportRoutes(reports, auth)).use(benefitRoutes(reports.benefit, auth)),
 });

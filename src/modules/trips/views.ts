@@ -1,4 +1,4 @@
-import { integer, pgView } from 'drizzle-orm/pg-core';
+import { bigint, doublePrecision, integer, pgView, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
  * The trip log's published read views (migrations/0270_unit_screen_views.sql): what the unit screens show of a unit's
@@ -15,4 +15,15 @@ export const unitCheckedInDrivers = pgView('unit_checked_in_drivers', {
 export const unitParkingSettings = pgView('unit_parking_settings', {
   unitId: integer('unit_id').notNull(),
   timeTillParkedS: integer('time_till_parked_s'),
+}).existing();
+
+/** The trip log's distances (migrations/0401_benefit_views.sql): each trip's start, distance, type and driver. */
+export const tripDistances = pgView('trip_distances', {
+  tripId: bigint('trip_id', { mode: 'number' }).notNull(),
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
+  startTime: timestamp('start_time', { withTimezone: true }).notNull(),
+  distanceM: doublePrecision('distance_m').notNull(),
+  type: text('type', { enum: ['business', 'private', 'other'] }).notNull(),
+  driverUserId: integer('driver_user_id'),
 }).existing();

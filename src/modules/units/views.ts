@@ -1,4 +1,4 @@
-import { date, integer, pgView, text } from 'drizzle-orm/pg-core';
+import { date, doublePrecision, integer, pgView, text } from 'drizzle-orm/pg-core';
 
 /**
  * The units module's published read views (migrations/0160_published_views.sql, 0230_catalog_ownership.sql): what
@@ -27,4 +27,16 @@ export const unitAlarmSettings = pgView('unit_alarm_settings', {
   serviceIntervalKm: integer('service_interval_km'),
   nextInspection: date('next_inspection'),
   lastService: date('last_service'),
+}).existing();
+
+/** What the benefit report reads of a unit (migrations/0401_benefit_views.sql): its benefit-car fields. */
+export const unitBenefitSettings = pgView('unit_benefit_settings', {
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
+  carUsage: text('car_usage', { enum: ['none', 'benefit', 'private'] }).notNull(),
+  fuelType: text('fuel_type', { enum: ['petrol', 'diesel', 'electricity', 'gas', 'other'] }),
+  fuelConsumptionPer10km: doublePrecision('fuel_consumption_per_10km'),
+  co2GPerKm: doublePrecision('co2_g_per_km'),
+  fuelPayer: text('fuel_payer', { enum: ['company', 'private'] }),
+  reimbursementPer10km: doublePrecision('reimbursement_per_10km'),
 }).existing();
