@@ -100,6 +100,9 @@ export const PUBLISHED_VIEWS: Record<string, string> = {
   trip_report_rows: 'trips',
   unit_report_settings: 'units',
   position_report_rows: 'tracking',
+  // What the benefit report reads: a unit's benefit-car fields, and the trip log's distances.
+  unit_benefit_settings: 'units',
+  trip_distances: 'trips',
 };
 
 /**

@@ -1,13 +1,13 @@
-import { and, eq, inArray } from 'drizzle-orm';
-import { AppError, fieldError, forbidden, notFound } from '../../lib/http';
+import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { fieldError, forbidden, notFound } from '../../lib/http';
 import type { Platform } from '../../lib/platform';
 import { addToDay, dayOf, startOfDay } from '../../lib/time';
-import { accountDirectory, userDirectory } from '../accounts/views';
+import { accountDirectory, userDirectory, userNames } from '../accounts/views';
 import type { Actor } from '../auth/model';
-import type { TripLogEntry } from '../trips/model';
-import type { TripService } from '../trips/service';
-import type { UnitDetail, UnitView } from '../units/model';
+import { tripDistances } from '../trips/views';
+import type { UnitView } from '../units/model';
 import type { UnitService } from '../units/service';
+import { unitBenefitSettings } from '../units/views';
 import { isLanguage, translate } from '../../lib/i18n';
 import type { ExportDocument } from '../../lib/export';
 import { BRAND_PUBLIC_DIR, createBrandService } from '../brands/service';
@@ -52,10 +52,12 @@ import {
   REPORT_MAX_MONTHS,
 } from './model';
 
-/** What the benefit report reads of the units and the trip log (their services only). */
+/**
+ * What the benefit report reads of the units: who sees which unit (their service); the units' benefit-car fields and the
+ * trip log's distances come from the published views `unit_benefit_settings` and `trip_distances`.
+ */
 export interface BenefitDeps {
-  units: Pick<UnitService, 'list' | 'visible' | 'detail'>;
-  trips: Pick<TripService, 'list'>;
+  units: Pick<UnitService, 'list' | 'visible'>;
 }
 
 /** An account's country as the benefit rules know it (free text on the account); Sweden when it names none of them. */
@@ -155,10 +157,34 @@ export function resolveBenefitRange(query: { from?: string; to?: string }, today
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
+/**
+ * The trip log's distances as the benefit report reads them: summed per unit, local day, trip type and driver. Every rule
+ * here is linear in the distance and changes at most at a day's start (months, years, the UK tax year, the AMAP step
+ * counted in order of days), so the sums give the same amounts as the single trips.
+ */
+interface TripDistance {
+  unitId: number;
+  day: string;
+  distanceM: number;
+  type: 'business' | 'private' | 'other';
+  driverUserId: number | null;
+}
+
 interface TripOfCar {
-  trip: TripLogEntry;
+  trip: TripDistance;
   day: string;
 }
+
+/** A unit's benefit-car fields (the units module's published view). */
+interface UnitBenefitFields {
+  fuelType: string | null;
+  fuelConsumptionPer10Km: number | null;
+  co2GPerKm: number | null;
+  fuelPayer: 'company' | 'private' | null;
+  reimbursementPer10Km: number | null;
+}
+
+const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /**
  * Spec §1 "car benefit and reimbursement": the benefit value of each benefit car per month it was available (Sweden,
@@ -167,7 +193,7 @@ interface TripOfCar {
  */
 export function createBenefitService(platform: Platform, deps: BenefitDeps) {
   const db = platform.database.db;
-  const { units, trips } = deps;
+  const { units } = deps;
 
   async function accountCountry(accountId: number): Promise<BenefitCountry> {
     const [row] = await db.select({ country: accountDirectory.country }).from(accountDirectory).where(eq(accountDirectory.id, accountId)).limit(1);
@@ -183,17 +209,40 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
     return new Map(rows.map((row) => [row.id, `${row.firstName} ${row.lastName}`.trim()]));
   }
 
-  /** The unit's trips starting in [from, to) (instants), a half year at a time (the trip log caps its periods). */
-  async function tripsOf(actor: Actor, unitId: number, from: Date, to: Date): Promise<TripLogEntry[]> {
-    const out: TripLogEntry[] = [];
-    let start = from;
-    while (start < to) {
-      const end = new Date(Math.min(to.getTime(), start.getTime() + 180 * 86_400_000));
-      const list = await trips.list(actor, { unitId, from: start.toISOString(), to: end.toISOString() });
-      out.push(...list.trips);
-      start = end;
-    }
-    return out;
+  /** The distances of the units' trips starting in [from, to) (instants) per local day, type and driver, by day. */
+  async function tripsOf(accountId: number, unitIds: number[], from: Date, to: Date, timeZone: string): Promise<TripDistance[]> {
+    if (unitIds.length === 0) return [];
+    const day = sql<string>`to_char(${tripDistances.startTime} AT TIME ZONE ${timeZone}, 'YYYY-MM-DD')`;
+    const rows = await db
+      .select({ unitId: tripDistances.unitId, day, type: tripDistances.type, driverUserId: tripDistances.driverUserId, distanceM: sql<number>`sum(${tripDistances.distanceM})::float8` })
+      .from(tripDistances)
+      .where(and(eq(tripDistances.accountId, accountId), inArray(tripDistances.unitId, unitIds), gte(tripDistances.startTime, from), lt(tripDistances.startTime, to)))
+      // By position: the day's expression carries the zone as a parameter of its own in the select list.
+      .groupBy(sql`1, 2, 3, 4`);
+    return rows
+      .map((row) => ({ unitId: row.unitId, day: row.day, type: row.type, driverUserId: row.driverUserId, distanceM: Number(row.distanceM) }))
+      .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.unitId - b.unitId || (a.driverUserId ?? 0) - (b.driverUserId ?? 0) || a.type.localeCompare(b.type)));
+  }
+
+  /** The units' benefit-car fields, in the caller's account. */
+  async function benefitFieldsOf(accountId: number, unitIds: number[]): Promise<Map<number, UnitBenefitFields>> {
+    if (unitIds.length === 0) return new Map();
+    const rows = await db
+      .select()
+      .from(unitBenefitSettings)
+      .where(and(eq(unitBenefitSettings.accountId, accountId), inArray(unitBenefitSettings.unitId, unitIds)));
+    return new Map(
+      rows.map((row) => [
+        row.unitId,
+        {
+          fuelType: row.fuelType,
+          fuelConsumptionPer10Km: numberOrNull(row.fuelConsumptionPer10km),
+          co2GPerKm: numberOrNull(row.co2GPerKm),
+          fuelPayer: row.fuelPayer,
+          reimbursementPer10Km: numberOrNull(row.reimbursementPer10km),
+        },
+      ]),
+    );
   }
 
   const service = {
@@ -264,30 +313,49 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
 
       interface Car {
         view: UnitView;
-        detail: UnitDetail;
+        detail: UnitBenefitFields;
         input: BenefitCarInput;
         hasDetails: boolean;
         country: BenefitCountry;
         trips: TripOfCar[] | null;
       }
+      const fields = await benefitFieldsOf(actor.accountId, ids);
+      // Spec §6: distances only of the cars the caller has access to. Norway's 40 000 km counts the whole year so far,
+      // the UK's 10 000 miles the tax year so far: read from the earlier of those when such cars are in the report.
+      const withAccess = views.filter((view) => view.HasAccess);
+      const countryOf = (view: UnitView) => carInputOf(carsById.get(view.ID)).country ?? defaultCountry;
+      let readFrom = range.from;
+      if (withAccess.some((view) => countryOf(view) === 'NO')) readFrom = `${range.from.slice(0, 4)}-01-01`;
+      if (withAccess.some((view) => countryOf(view) === 'GB' && view.CarUsage === 'private')) {
+        const taxYearStart = ukTaxYearStart(ukTaxYear(range.from));
+        if (taxYearStart < readFrom) readFrom = taxYearStart;
+      }
+      const allTrips = await tripsOf(
+        actor.accountId,
+        withAccess.map((view) => view.ID),
+        startOfDay(readFrom, timeZone),
+        startOfDay(addToDay(range.to, { days: 1 }), timeZone),
+        timeZone,
+      );
+      const tripsByUnit = new Map<number, TripOfCar[]>();
+      for (const trip of allTrips) {
+        let list = tripsByUnit.get(trip.unitId);
+        if (!list) {
+          list = [];
+          tripsByUnit.set(trip.unitId, list);
+        }
+        list.push({ trip, day: trip.day });
+      }
       const cars: Car[] = [];
       for (const view of views) {
-        const detail = await units.detail(actor, view.ID);
         const row = carsById.get(view.ID);
         const input = carInputOf(row);
         const country = input.country ?? defaultCountry;
+        const detail = fields.get(view.ID) ?? { fuelType: null, fuelConsumptionPer10Km: null, co2GPerKm: null, fuelPayer: null, reimbursementPer10Km: null };
         let carTrips: TripOfCar[] | null = null;
         if (view.HasAccess) {
-          // Norway's 40 000 km counts the whole year so far; the UK's 10 000 miles the tax year so far.
-          let readFrom = range.from;
-          if (country === 'NO') readFrom = `${range.from.slice(0, 4)}-01-01`;
-          if (country === 'GB' && view.CarUsage === 'private') readFrom = ukTaxYearStart(ukTaxYear(range.from));
-          try {
-            const list = await tripsOf(actor, view.ID, startOfDay(readFrom, timeZone), startOfDay(addToDay(range.to, { days: 1 }), timeZone));
-            carTrips = list.map((trip) => ({ trip, day: dayOf(new Date(trip.startTime), timeZone) }));
-          } catch (error) {
-            if (!(error instanceof AppError && error.status === 403)) throw error;
-          }
+          const firstDay = country === 'NO' ? `${range.from.slice(0, 4)}-01-01` : country === 'GB' && view.CarUsage === 'private' ? ukTaxYearStart(ukTaxYear(range.from)) : range.from;
+          carTrips = (tripsByUnit.get(view.ID) ?? []).filter((entry) => entry.day >= firstDay);
         }
         if (query.driverId !== undefined) {
           const drove = carTrips?.some((entry) => entry.trip.driverUserId === query.driverId) ?? false;
@@ -297,6 +365,16 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
       }
 
       const holderNames = await userNamesOf(actor.accountId, [...new Set(cars.map((car) => car.input.holderUserId).filter((id): id is number => id !== null))]);
+      // Drivers of trips by name (deleted users too: history keeps who drove).
+      const driverIds = [...new Set(cars.flatMap((car) => (car.trips ?? []).map((entry) => entry.trip.driverUserId)).filter((id): id is number => id !== null))];
+      const driverNames = new Map<number, string>();
+      if (driverIds.length > 0) {
+        const named = await db
+          .select({ id: userNames.id, firstName: userNames.firstName, lastName: userNames.lastName, email: userNames.email })
+          .from(userNames)
+          .where(and(eq(userNames.accountId, actor.accountId), inArray(userNames.id, driverIds)));
+        for (const user of named) driverNames.set(user.id, `${user.firstName} ${user.lastName}`.trim() || user.email);
+      }
       const inPeriod = (day: string) => day >= range.from && day <= range.to;
 
       // --- Benefit value per car and month ---
@@ -306,11 +384,11 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
         const problems = new Set<string>();
         if (!car.hasDetails) problems.add('reports.benefit.carDetailsMissing');
         if (view.CarUsage === 'benefit') {
-          if (detail.FuelConsumptionPer10Km === null) problems.add('units.benefit.fuelRequired');
-          if (detail.Co2GPerKm === null) problems.add('units.benefit.co2Required');
+          if (detail.fuelConsumptionPer10Km === null) problems.add('units.benefit.fuelRequired');
+          if (detail.co2GPerKm === null) problems.add('units.benefit.co2Required');
           if (input.listPrice === null) problems.add('reports.benefit.listPriceMissing');
           if (country !== 'GB' && input.firstRegistered === null) problems.add('reports.benefit.firstRegisteredMissing');
-        } else if (detail.ReimbursementPer10Km === null) {
+        } else if (detail.reimbursementPer10Km === null) {
           problems.add('units.reimbursement.positive');
         }
 
@@ -325,7 +403,7 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
         let valuation: BenefitValuation | null = null;
         let contributions = 0;
         let rate = 0;
-        const valuable = view.CarUsage === 'benefit' && input.listPrice !== null && (country === 'GB' ? detail.Co2GPerKm !== null : input.firstRegistered !== null);
+        const valuable = view.CarUsage === 'benefit' && input.listPrice !== null && (country === 'GB' ? detail.co2GPerKm !== null : input.firstRegistered !== null);
         if (valuable) {
           const listPrice = input.listPrice!;
           for (const month of range.months) {
@@ -404,9 +482,9 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
                       listPrice,
                       extraEquipment: input.extraEquipment,
                       capitalContribution: input.capitalContribution,
-                      co2: detail.Co2GPerKm!,
+                      co2: detail.co2GPerKm!,
                       electricRangeMiles: input.electricRangeMiles,
-                      dieselSupplement: detail.FuelType === 'diesel' && !input.dieselRde2,
+                      dieselSupplement: detail.fuelType === 'diesel' && !input.dieselRde2,
                     },
                     p,
                   );
@@ -463,13 +541,13 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
       interface Reimbursable {
         car: Car;
         kind: 'ownCar' | 'benefitCarFuel';
-        trip: TripLogEntry;
+        trip: TripDistance;
         day: string;
       }
       const reimbursable: Reimbursable[] = [];
       for (const car of cars) {
         if (!car.trips) continue;
-        const kind = car.view.CarUsage === 'private' ? 'ownCar' : car.view.CarUsage === 'benefit' && car.detail.FuelPayer === 'private' ? 'benefitCarFuel' : null;
+        const kind = car.view.CarUsage === 'private' ? 'ownCar' : car.view.CarUsage === 'benefit' && car.detail.fuelPayer === 'private' ? 'benefitCarFuel' : null;
         if (!kind) continue;
         if (kind === 'benefitCarFuel' && car.country !== 'SE') {
           // No tax-free rate for it is known outside Sweden (the UK's advisory fuel rates need the engine size).
@@ -482,7 +560,8 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
           reimbursable.push({ car, kind, trip, day });
         }
       }
-      reimbursable.sort((a, b) => a.trip.startTime.localeCompare(b.trip.startTime) || a.trip.id - b.trip.id);
+      // In order of days (the UK's AMAP step counts the miles driven before).
+      reimbursable.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
 
       const rows = new Map<string, BenefitReimbursementRow>();
       // UK: business miles of each driver so far in each tax year (the 10 000-mile step counts all their cars).
@@ -494,7 +573,7 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
         if (car.country === 'GB') milesSoFar.set(ukKey, before + km / KM_PER_MILE);
         if (!inPeriod(day)) continue;
         const year = Number(day.slice(0, 4));
-        const paidPer10Km = car.detail.ReimbursementPer10Km;
+        const paidPer10Km = car.detail.reimbursementPer10Km;
         let amount: Reimbursement;
         try {
           if (car.country === 'SE') amount = seMileage(kind, km, paidPer10Km, car.input.powertrain, book.of('SE', year));
@@ -514,7 +593,7 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
             unitId: byDriver ? null : car.view.ID,
             unitName: byDriver ? null : car.view.Name,
             driverId: byDriver ? trip.driverUserId : null,
-            driverName: byDriver ? trip.driverName : null,
+            driverName: byDriver ? (trip.driverUserId === null ? null : (driverNames.get(trip.driverUserId) ?? null)) : null,
             kind,
             country: car.country,
             currency: BENEFIT_CURRENCY[car.country],

@@ -89,7 +89,7 @@ export const reportsModule = defineModule({
         trips,
         fleet: { database: platform.database, units, fuelPrices: (accountId) => accountSettings.fuelPrices(accountId) },
       }),
-      { benefit: createBenefitService(platform, { units, trips }) },
+      { benefit: createBenefitService(platform, { units }) },
     ),
   routes: (reports, { auth }: { auth: AuthService }) => new Elysia().use(reportRoutes(reports, auth)).use(benefitRoutes(reports.benefit, auth)),
 });

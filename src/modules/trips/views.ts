@@ -33,3 +33,14 @@ export const tripReportRows = pgView('trip_report_rows', {
   harshCornering: integer('harsh_cornering').notNull(),
   type: text('type', { enum: ['business', 'private', 'other'] }).notNull(),
 }).existing();
+
+/** The trip log's distances (migrations/0401_benefit_views.sql): each trip's start, distance, type and driver. */
+export const tripDistances = pgView('trip_distances', {
+  tripId: bigint('trip_id', { mode: 'number' }).notNull(),
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
+  startTime: timestamp('start_time', { withTimezone: true }).notNull(),
+  distanceM: doublePrecision('distance_m').notNull(),
+  type: text('type', { enum: ['business', 'private', 'other'] }).notNull(),
+  driverUserId: integer('driver_user_id'),
+}).existing();

@@ -41,3 +41,15 @@ export const unitReportSettings = pgView('unit_report_settings', {
   greenDriving: text('green_driving', { enum: ['sensitive', 'normal', 'insensitive'] }).notNull(),
   overspeedKmh: integer('overspeed_kmh'),
 }).existing();
+
+/** What the benefit report reads of a unit (migrations/0401_benefit_views.sql): its benefit-car fields. */
+export const unitBenefitSettings = pgView('unit_benefit_settings', {
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
+  carUsage: text('car_usage', { enum: ['none', 'benefit', 'private'] }).notNull(),
+  fuelType: text('fuel_type', { enum: ['petrol', 'diesel', 'electricity', 'gas', 'other'] }),
+  fuelConsumptionPer10km: doublePrecision('fuel_consumption_per_10km'),
+  co2GPerKm: doublePrecision('co2_g_per_km'),
+  fuelPayer: text('fuel_payer', { enum: ['company', 'private'] }),
+  reimbursementPer10km: doublePrecision('reimbursement_per_10km'),
+}).existing();
