@@ -18,6 +18,7 @@ import { TriplogPage } from '../features/triplog/TriplogPage';
 import { PlaceEditPage } from '../features/places/PlaceEditPage';
 import { PlacesPage } from '../features/places/PlacesPage';
 import { CongestionReportPage } from '../features/reports/CongestionReportPage';
+import { ReportsPage } from '../features/reports/ReportsPage';
 import { RegisterPage } from '../features/registration/RegisterPage';
 import { AcceptInvitationPage } from '../features/administration/AcceptInvitationPage';
 import { AuditLogPage } from '../features/administration/AuditLogPage';
@@ -28,7 +29,7 @@ import { AddTerminalPage } from '../features/units/AddTerminalPage';
 import { UnitEditPage } from '../features/units/UnitEditPage';
 import { UnitListPage } from '../features/units/UnitListPage';
 import { NAVIGATE_EVENT } from '../lib/api';
-import { PATHS } from '../lib/paths';
+import { PATHS, reportsPath } from '../lib/paths';
 import { landingPath, useSession } from '../lib/session';
 import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
 import { Shell } from './Shell';
@@ -145,6 +146,8 @@ export function AppRoutes() {
             <Route path={PATHS.carSchedule} element={<CarScheduleRoute />} />
             <Route path={PATHS.triplog} element={<TriplogPage />} />
             <Route path={PATHS.congestionReport} element={<CongestionReportPage />} />
+            <Route path={PATHS.reports} element={<Navigate to={reportsPath('summary')} replace />} />
+            <Route path={`${PATHS.reports}/:report`} element={<ReportsPage />} />
             <Route path={PATHS.unitList} element={<UnitListPage />} />
             <Route element={<PlacesRoute />}>
               <Route path={PATHS.places} element={<PlacesPage />} />
