@@ -1,5 +1,6 @@
 import { z } from '../../lib/validation';
 import type { TripType } from '../trips/model';
+import type { FuelType } from '../accounts/model';
 import type { City, ExemptReason, Zone } from './congestion';
 
 /**
@@ -302,4 +303,378 @@ export interface BenefitReport {
   /** Every parameter the report used, with whether it is verified (domain.md's open items). */
   parameters: BenefitParameterUsed[];
   totals: BenefitCurrencyTotals[];
+}
+
+// ---- report query ----
+
+/** The fleet reports of spec §1 beside the congestion tax (benefit value has its own section below). */
+export const REPORT_KINDS = ['summary', 'eco', 'fuel', 'co2', 'environment'] as const;
+export type ReportKind = (typeof REPORT_KINDS)[number];
+/** Every report is exported through the export kit in these formats (`?format=`); without one the answer is JSON. */
+export const REPORT_FORMATS = ['pdf', 'xlsx', 'csv'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+/** Rows per vehicle or per driver (the trip's driver; trips without one are grouped under "no driver", key 0). */
+export const REPORT_GROUPINGS = ['vehicle', 'driver'] as const;
+export type ReportGrouping = (typeof REPORT_GROUPINGS)[number];
+/** Days of a report are the account's local days in this zone unless the request names another (X-Timezone). */
+export const REPORT_TIME_ZONE = 'Europe/Stockholm';
+/** A selection of at most this many units by id. */
+export const REPORT_MAX_UNITS = 5000;
+
+const positiveId = z.number().int().positive().max(2_147_483_647);
+const positiveIdText = z.coerce.number<string>().int().positive().max(2_147_483_647);
+
+/** `unitIds` in a query string: `1,2,3` (or repeated `unitIds=1&unitIds=2`). */
+const idList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (Array.isArray(value) ? value.join(',') : value).split(',').map((part) => part.trim()).filter((part) => part !== ''))
+  .pipe(z.array(positiveIdText).max(REPORT_MAX_UNITS));
+
+/**
+ * Which vehicles a report covers: the given units, a department's units, one driver's trips, or (none of these)
+ * the caller's whole fleet as the caller sees it (spec §6). Combinations narrow: units ∩ department, driver's trips in those.
+ */
+export const reportScopeSchema = z.object({
+  unitIds: z.array(positiveId).max(REPORT_MAX_UNITS).optional(),
+  departmentId: positiveId.optional(),
+  driverId: positiveId.optional(),
+  groupBy: z.enum(REPORT_GROUPINGS).default('vehicle'),
+});
+export type ReportScope = z.output<typeof reportScopeSchema>;
+
+/** `GET /api/reports/{summary,eco,fuel,co2,environment}`: the scope, a period of days (at most 12 months, §5) and an export format. */
+export const reportQuerySchema = z.object({
+  unitIds: idList.optional(),
+  departmentId: z.string().trim().min(1, { abort: true }).pipe(positiveIdText).optional(),
+  driverId: z.string().trim().min(1, { abort: true }).pipe(positiveIdText).optional(),
+  groupBy: z.enum(REPORT_GROUPINGS).default('vehicle'),
+  /** First day (YYYY-MM-DD, local); default: the first day of this month (environment: of this year). */
+  from: reportDate.optional(),
+  /** Last day, inclusive; default: the end of the month of `from` (environment: of its year). At most 12 months. */
+  to: reportDate.optional(),
+  format: z.enum(REPORT_FORMATS).optional(),
+});
+export type ReportQuery = z.output<typeof reportQuerySchema>;
+
+/** What every report answers about what it read. */
+export interface ReportHeader {
+  kind: ReportKind;
+  /** Days, both inclusive, in `timeZone`. */
+  from: string;
+  to: string;
+  timeZone: string;
+  groupBy: ReportGrouping;
+  /** The units the report covers (after scope and §6), by id and name. */
+  units: Array<{ id: number; name: string }>;
+  /** Locked benefit/private cars in the scope the caller has no access to: left out of this report (§6). */
+  excludedLockedUnits: number;
+  /** When the report was made (ISO). */
+  generatedAt: string;
+}
+
+/** A row's key: a unit id (groupBy vehicle) or a driver's user id (groupBy driver; 0 = no driver known). */
+export interface ReportRowKey {
+  key: number;
+  name: string;
+  department: { id: number; name: string } | null;
+}
+
+// ---- summary ----
+
+export interface SummaryFigures {
+  trips: number;
+  distanceKm: number;
+  /** Distance per trip type (km). */
+  distanceByType: Record<TripType, number>;
+  /** Seconds between start and stop of the trips. */
+  drivingS: number;
+  /** Seconds with the engine on while standing (ignition on, speed under 5 km/h), from the stored positions. */
+  idleS: number;
+  /** Stops: each trip ends in one. */
+  stops: number;
+  /** Distance over driving time (km/h); top speed reported in any trip. */
+  avgSpeedKmh: number;
+  maxSpeedKmh: number;
+}
+
+export interface SummaryRow extends ReportRowKey, SummaryFigures {}
+
+/** One row per vehicle (or driver) and local day it drove: first start and last stop of the day. */
+export interface SummaryDay {
+  date: string;
+  key: number;
+  name: string;
+  firstStart: string;
+  lastStop: string;
+  trips: number;
+  distanceKm: number;
+}
+
+export interface SummaryReport extends ReportHeader {
+  kind: 'summary';
+  rows: SummaryRow[];
+  days: SummaryDay[];
+  /** Totals per department (null id: units without a department) and for the fleet (everything in the report). */
+  departments: Array<{ id: number | null; name: string } & SummaryFigures>;
+  fleet: SummaryFigures;
+  /** Chart: distance per day of the period (every day, zero when nothing was driven), split by trip type. */
+  distancePerDay: Array<{ date: string; distanceKm: number } & Record<TripType, number>>;
+}
+
+// ---- eco ----
+
+/** Feature profile's green-driving sensitivity (spec §3) choosing the thresholds (domain.md §6). */
+export const ECO_SENSITIVITIES = ['sensitive', 'normal', 'insensitive'] as const;
+export type EcoSensitivity = (typeof ECO_SENSITIVITIES)[number];
+
+/** What a score is made of: start at 100, deduct per category up to its cap (domain.md §6, Digital Matter's scorecard). */
+export interface EcoScoreParts {
+  /** Events per 100 km. */
+  accelerationPer100Km: number;
+  brakingPer100Km: number;
+  corneringPer100Km: number;
+  /** Share (0–1) of driving time over the profile's speed threshold, and of engine-on time spent idling. */
+  overspeedShare: number;
+  idleShare: number;
+  /** Points deducted per category (each at most its cap). */
+  deductions: { acceleration: number; braking: number; cornering: number; speeding: number; idling: number };
+  /** 0–100, 100 is best. */
+  score: number;
+}
+
+export interface EcoFigures extends EcoScoreParts {
+  trips: number;
+  distanceKm: number;
+  drivingS: number;
+  idleS: number;
+  overspeedS: number;
+  harshAcceleration: number;
+  harshBraking: number;
+  harshCornering: number;
+}
+
+export interface EcoRow extends ReportRowKey, EcoFigures {
+  /** 1 = best score in the report (ranking). */
+  rank: number;
+  sensitivity: EcoSensitivity;
+  overspeedKmh: number;
+}
+
+export interface EcoTrip {
+  tripId: number;
+  unitId: number;
+  unitName: string;
+  driverUserId: number | null;
+  driverName: string | null;
+  startTime: string;
+  stopTime: string;
+  distanceKm: number;
+  harshAcceleration: number;
+  harshBraking: number;
+  harshCornering: number;
+  overspeedS: number;
+  idleS: number;
+  score: number;
+}
+
+export interface EcoReport extends ReportHeader {
+  kind: 'eco';
+  /** Ranking: best score first. */
+  rows: EcoRow[];
+  /** Trips with their scores, newest first; at most `ECO_TRIP_LIMIT` (then `tripsTruncated`). */
+  trips: EcoTrip[];
+  tripsTruncated: boolean;
+  fleet: EcoFigures;
+  /** Chart: score per ISO week (Monday's date) of the period. */
+  trend: Array<{ week: string; score: number; distanceKm: number; trips: number }>;
+  /** The thresholds each sensitivity used (events per 100 km at which a category's whole cap is deducted). */
+  thresholds: Record<EcoSensitivity, EcoThresholds>;
+}
+export const ECO_TRIP_LIMIT = 1000;
+
+export interface EcoThresholds {
+  /** Harsh events per 100 km that cost a category its whole cap. */
+  accelerationPer100Km: number;
+  brakingPer100Km: number;
+  corneringPer100Km: number;
+  /** Share of driving time over the speed threshold that costs the whole speeding cap. */
+  overspeedShare: number;
+  /** Share of engine-on time idling that costs the whole idling cap. */
+  idleShare: number;
+}
+
+// ---- fuel ----
+
+export type EnergyUnit = 'l' | 'kWh';
+
+export interface FuelFigures {
+  distanceKm: number;
+  /** Litres (kWh for electricity) used: measured from the tracker's fuel level where it reports one, else consumption × distance. */
+  quantity: number;
+  /** Cost at the account's market fuel price (null: no price set for that fuel). */
+  cost: number | null;
+}
+
+export interface FuelRow extends ReportRowKey, FuelFigures {
+  fuelType: FuelType | null;
+  energyUnit: EnergyUnit;
+  /** The unit's consumption per 10 km (null: not set). */
+  consumptionPer10Km: number | null;
+  /** How `quantity` was found. */
+  source: 'measured' | 'consumption' | 'none';
+  /** Price per litre/kWh used, its currency and market. */
+  price: number | null;
+  currency: 'SEK' | 'NOK';
+  refuels: number;
+  refuelledQuantity: number;
+}
+
+/** A rise in the reported fuel level while standing (spec: refuel events). */
+export interface RefuelEvent {
+  unitId: number;
+  unitName: string;
+  time: string;
+  before: number;
+  after: number;
+  added: number;
+  energyUnit: EnergyUnit;
+  lat: number | null;
+  lon: number | null;
+}
+
+export interface FuelReport extends ReportHeader {
+  kind: 'fuel';
+  market: 'SE' | 'NO';
+  currency: 'SEK' | 'NOK';
+  rows: FuelRow[];
+  /** Totals per fuel type (the chart "fuel per vehicle" reads `rows`). */
+  fuelTypes: Array<{ fuelType: FuelType | null; energyUnit: EnergyUnit } & FuelFigures>;
+  refuels: RefuelEvent[];
+  /** Chart: quantity and cost per month. */
+  months: Array<{ month: string; quantity: number; cost: number }>;
+}
+
+// ---- co2 ----
+
+/** Which emission factor (domain.md §6): tank-to-wheel fossil, tank-to-wheel of the blend sold, or well-to-wheel. */
+export const CO2_BASES = ['ttw-fossil', 'ttw-blend', 'wtw'] as const;
+export type Co2Basis = (typeof CO2_BASES)[number];
+
+export interface Co2Factor {
+  fuelType: FuelType;
+  country: string;
+  year: number;
+  /** kg CO2 per litre (kWh for electricity). */
+  kgPerUnit: number;
+  energyUnit: EnergyUnit;
+  basis: Co2Basis;
+  source: string;
+}
+
+export interface Co2Row extends ReportRowKey {
+  distanceKm: number;
+  fuelType: FuelType | null;
+  /** From the unit's g/km, else fuel × factor, else nothing known. */
+  method: 'gPerKm' | 'fuelFactor' | 'none';
+  gPerKm: number | null;
+  fuelQuantity: number | null;
+  factor: Co2Factor | null;
+  co2Kg: number;
+}
+
+export interface Co2Report extends ReportHeader {
+  kind: 'co2';
+  rows: Co2Row[];
+  departments: Array<{ id: number | null; name: string; distanceKm: number; co2Kg: number }>;
+  /** Chart: per month (YYYY-MM). */
+  months: Array<{ month: string; distanceKm: number; co2Kg: number }>;
+  totalKg: number;
+  /** The factors the report used. */
+  factors: Co2Factor[];
+}
+
+// ---- environment ----
+
+export interface EnvironmentGroup {
+  fuelType: FuelType | null;
+  vehicleType: string;
+  vehicles: number;
+  distanceKm: number;
+  energy: number;
+  energyUnit: EnergyUnit;
+  co2Kg: number;
+}
+
+export interface EnvironmentPeriod {
+  from: string;
+  to: string;
+  distanceKm: number;
+  electricDistanceKm: number;
+  /** Electric share of distance (0–1). */
+  electricShare: number;
+  co2Kg: number;
+  groups: EnvironmentGroup[];
+}
+
+export interface EnvironmentReport extends ReportHeader {
+  kind: 'environment';
+  current: EnvironmentPeriod;
+  /** The same days a year earlier. */
+  previous: EnvironmentPeriod;
+  /** Current minus previous (electric share in percentage points × 0.01). */
+  change: { distanceKm: number; co2Kg: number; electricShare: number };
+  factors: Co2Factor[];
+}
+
+export type FleetReport = SummaryReport | EcoReport | FuelReport | Co2Report | EnvironmentReport;
+
+// ---- schedules ----
+
+export const SCHEDULE_FREQUENCIES = ['weekly', 'monthly'] as const;
+export type ScheduleFrequency = (typeof SCHEDULE_FREQUENCIES)[number];
+export const SCHEDULE_NAME_MAX = 100;
+export const SCHEDULE_MAX_RECIPIENTS = 20;
+
+/**
+ * `POST /api/reports/schedules`, `PUT /api/reports/schedules/:id`: a report sent by e-mail as an attachment, weekly
+ * (Monday, covering the week before) or monthly (the 1st, covering the month before), to account users and/or addresses.
+ */
+export const scheduleInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(SCHEDULE_NAME_MAX),
+    kind: z.enum(REPORT_KINDS),
+    scope: reportScopeSchema,
+    frequency: z.enum(SCHEDULE_FREQUENCIES),
+    format: z.enum(REPORT_FORMATS),
+    recipientUserIds: z.array(positiveId).max(SCHEDULE_MAX_RECIPIENTS).default([]),
+    recipientEmails: z.array(z.string().trim().toLowerCase().pipe(z.email())).max(SCHEDULE_MAX_RECIPIENTS).default([]),
+    active: z.boolean().default(true),
+  })
+  .superRefine((value, context) => {
+    if (value.recipientUserIds.length + value.recipientEmails.length === 0)
+      context.addIssue({ code: 'custom', path: ['recipientEmails'], message: 'reports.schedule.noRecipients' });
+  });
+export type ScheduleInput = z.output<typeof scheduleInputSchema>;
+
+export interface ReportSchedule {
+  id: number;
+  name: string;
+  kind: ReportKind;
+  scope: ReportScope;
+  frequency: ScheduleFrequency;
+  format: ReportFormat;
+  recipientUserIds: number[];
+  recipientEmails: string[];
+  active: boolean;
+  /** Who made it (schedules run with this user's view of the fleet). */
+  createdBy: { id: number; name: string };
+  /** Next due time and the last run (ISO); the last run's error key, if it failed. */
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface ReportScheduleList {
+  schedules: ReportSchedule[];
 }
