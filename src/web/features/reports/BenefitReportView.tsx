@@ -17,7 +17,7 @@ export function BenefitReportView({ report, formats }: { report: BenefitReport; 
   const carsView = useTableView('report-benefit-cars', NO_VIEW);
   const paidView = useTableView('report-benefit-reimbursements', NO_VIEW);
   const money = formats.money;
-  const problemsText = (row: BenefitCarRow) => row.problems.map((key) => t(key)).join(' ');
+  const problemsText = (row: BenefitCarRow) => row.problems.map((key) => t(key, { defaultValue: t('reports.benefit.problem') })).join(' ');
 
   const carColumns: DataColumn<BenefitCarRow>[] = [
     {
@@ -47,7 +47,7 @@ export function BenefitReportView({ report, formats }: { report: BenefitReport; 
       cell: (row) =>
         row.valuation ? (
           <>
-            <div>{t(`reports.benefit.model.${row.valuation.model}`, { defaultValue: row.valuation.model })}</div>
+            <div>{t(`reports.benefit.model.${row.valuation.model}`)}</div>
             <div className="report-sub">
               {t('reports.benefit.priceUsed', { price: money(row.valuation.priceUsed, row.currency) })}
               {row.valuation.sixYearRule ? ` · ${t('reports.benefit.sixYearRule')}` : ''}
@@ -163,7 +163,7 @@ export function BenefitReportView({ report, formats }: { report: BenefitReport; 
           <ul>
             {report.parameters.map((p) => (
               <li key={`${p.country}-${p.year}-${p.key}`}>
-                {p.country} {p.year} · {t(`reports.benefit.parameter.${p.key}`, { defaultValue: p.key })}: {formats.one(p.value)}
+                {p.country} {p.year} · <code>{p.key}</code>: {formats.exact(p.value)}
                 {!p.verified && <span className="report-badge"> {t('reports.benefit.unverifiedBadge')}</span>}
                 <span className="report-sub"> ({p.source})</span>
               </li>

@@ -1,7 +1,7 @@
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link, NavLink, useParams } from 'react-router';
+import { Link, Navigate, NavLink, useParams } from 'react-router';
 import { useDialogs } from '../../components/Dialogs';
 import { DownloadProgress, useDownload } from '../../components/DownloadProgress';
 import { SelectField } from '../../components/Form';
@@ -11,12 +11,14 @@ import { UnitPicker } from '../../components/UnitPicker';
 import { NotFoundPage } from '../../components/NotFoundPage';
 import { errorText, isApiError } from '../../lib/api';
 import { PATHS, reportsPath } from '../../lib/paths';
+import { landingPath, useSession } from '../../lib/session';
 import { useReport, useReportDrivers, useReportUnits } from './api';
 import { reportFormats } from './format';
 import {
   EXPORT_FORMATS,
   GROUPED_REPORTS,
   isReportKind,
+  isScheduledKind,
   LOCKED_CAR_REPORTS,
   REPORT_KINDS,
   type ReportFilters,
@@ -41,6 +43,9 @@ const ALL = '';
  */
 export function ReportsPage() {
   const { report: segment } = useParams();
+  const session = useSession();
+  // The basic subscription has the log only (as the sidebar shows).
+  if (session?.user.userHasOnlyBasSubscription) return <Navigate to={landingPath(session.user)} replace />;
   if (!isReportKind(segment)) return <NotFoundPage />;
   return <ReportsScreen kind={segment} />;
 }
@@ -192,7 +197,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
           {scope}
           {data?.from && data.to ? ` · ${data.from} – ${data.to}` : ''}
         </p>
-        <fieldset className="report-exports" disabled={!allowed || !query.data}>
+        <fieldset className="report-exports">
           <legend className="visually-hidden">{t('reports.export')}</legend>
           {EXPORT_FORMATS.map((format) => (
             <Button key={format} className="btn btn-secondary" isDisabled={!allowed || !query.data || download.running !== null} onPress={() => void exportAs(format)} data-testid={`report-export-${format}`}>
@@ -200,9 +205,11 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
             </Button>
           ))}
         </fieldset>
-        <Button className="btn btn-secondary" isDisabled={!allowed} onPress={() => setScheduling(true)} data-testid="report-schedule">
-          {t('reports.schedule.button')}
-        </Button>
+        {isScheduledKind(kind) && (
+          <Button className="btn btn-secondary" isDisabled={!allowed} onPress={() => setScheduling(true)} data-testid="report-schedule">
+            {t('reports.schedule.button')}
+          </Button>
+        )}
       </div>
       <DownloadProgress download={download} />
 
@@ -210,7 +217,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
         {body}
       </div>
 
-      <ScheduleDialog kind={kind} filters={filters} isOpen={scheduling} onClose={() => setScheduling(false)} />
+      {isScheduledKind(kind) && <ScheduleDialog kind={kind} filters={filters} isOpen={scheduling} onClose={() => setScheduling(false)} />}
     </div>
   );
 }

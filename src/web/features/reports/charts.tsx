@@ -13,7 +13,7 @@ export function ChartFigure({ title, summary, testId, ...chart }: ReportChartPro
   const { t } = useTranslation();
   const empty = chart.labels.length === 0 || chart.series.every((s) => s.values.every((v) => v === null || v === 0));
   return (
-    <figure className="report-chart" role="figure" aria-label={`${title}: ${summary}`} data-testid={testId}>
+    <figure className="report-chart" aria-label={`${title}: ${summary}`} data-testid={testId}>
       <figcaption className="report-chart-caption">{title}</figcaption>
       {empty ? (
         <p className="report-hint">{t('reports.chartEmpty')}</p>

@@ -6,11 +6,14 @@ export function reportFormats(language: string) {
   const number = (digits: number) => new Intl.NumberFormat(locale, { maximumFractionDigits: digits, minimumFractionDigits: 0 });
   const whole = number(0);
   const one = number(1);
+  const exact = new Intl.NumberFormat(locale, { maximumSignificantDigits: 8 });
   const moneyFormats = new Map<string, Intl.NumberFormat>();
   return {
     locale,
     whole: (value: number) => whole.format(value),
     one: (value: number) => one.format(value),
+    /** A parameter as it is stored (rates such as 0.005 keep their digits). */
+    exact: (value: number) => exact.format(value),
     km: (value: number) => `${whole.format(value)} km`,
     kmPrecise: (value: number) => `${one.format(value)} km`,
     percent: (share: number) => `${whole.format(share * 100)} %`,

@@ -7,6 +7,11 @@
 export const REPORT_KINDS = ['summary', 'benefit', 'eco', 'fuel', 'co2', 'environment'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
+/** The reports a schedule can send (the fleet reports; see `scheduleInputSchema`). */
+export const SCHEDULED_KINDS = ['summary', 'eco', 'fuel', 'co2', 'environment'] as const satisfies readonly ReportKind[];
+export type ScheduledKind = (typeof SCHEDULED_KINDS)[number];
+export const isScheduledKind = (kind: ReportKind): kind is ScheduledKind => SCHEDULED_KINDS.includes(kind as ScheduledKind);
+
 /** Spec §6: the reports of a locked benefit/private car the caller has no access to. */
 export const LOCKED_CAR_REPORTS: readonly ReportKind[] = ['summary', 'benefit'];
 
