@@ -230,13 +230,15 @@ export function ukAppropriatePercentage(co2: number, rangeMiles: number | null, 
     const range = rangeMiles ?? 0;
     ap = range >= 130 ? p('ap.range130') : range >= 70 ? p('ap.range70') : range >= 40 ? p('ap.range40') : range >= 30 ? p('ap.range30') : p('ap.rangeUnder30');
   } else {
-    const steps = (g: number) => (g < 55 ? 0 : Math.floor((g - 55) / 5) + 1);
+    // One percentage point per started 5 g from 55 g.
+    const steps = (g: number) => (g < 55 ? 0 : (Math.floor((g - 55) / 5) + 1) / 100);
     const frozenFrom = p('ap.frozenFromG');
     if (co2 < frozenFrom) ap = p('ap.51') + steps(co2);
     else ap = Math.max(p('ap.51') + steps(frozenFrom - 1), p('ap.frozen51') + steps(co2));
   }
   if (dieselSupplement) ap += p('dieselSupplement');
-  return Math.min(ap, p('ap.max'));
+  // Whole percentage points: drop the float noise of the additions.
+  return Math.min(Math.round(ap * 10_000) / 10_000, p('ap.max'));
 }
 
 export interface UkCar {

@@ -8,6 +8,8 @@ import type { TrackingService } from '../tracking/service';
 import type { TripService } from '../trips/service';
 import type { UnitService } from '../units/service';
 import { defineModule } from '../../composition';
+import { createBenefitService } from './benefit';
+import { benefitRoutes } from './benefit-export';
 
 const security = [{ bearer: [] }];
 
@@ -30,6 +32,6 @@ export const reportsModule = defineModule({
   name: 'reports',
   needs: ['units', 'tracking', 'trips'],
   create: (platform, { units, tracking, trips }: { units: UnitService; tracking: TrackingService; trips: TripService }) =>
-    createReportService({ clock: platform.clock, units, tracking, trips }),
-  routes: (reports, { auth }: { auth: AuthService }) => reportRoutes(reports, auth),
+    Object.assign(createReportService({ clock: platform.clock, units, tracking, trips }), { benefit: createBenefitService(platform, { units, trips }) }),
+  routes: (reports, { auth }: { auth: AuthService }) => reportRoutes(reports, auth).use(benefitRoutes(reports.benefit, auth)),
 });

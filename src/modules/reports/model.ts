@@ -95,7 +95,7 @@ export interface CongestionReport {
 // ---- Benefit value and reimbursement ----
 // Spec §1 "car benefit and reimbursement", §3 Unit/Benefit, §5 (at most 12 months; reimbursement > 0; consumption and
 // CO2 required for benefit cars), §6 (a locked benefit/private car without access: benefit value only);
-// domain.md §2, §3, §5. Amounts are in the currency of the car's country (SEK, NOK, GBP), never rounded on the server.
+// domain.md §2, §3, §5. Amounts are in the currency of the car's country (SEK, NOK, GBP), rounded to the cent.
 
 /** The tax rules a car is valued under: from the car's own setting, else the account's country. */
 export const BENEFIT_COUNTRIES = ['SE', 'NO', 'GB'] as const;

@@ -141,3 +141,6 @@ export function createReportService(deps: ReportDeps) {
 }
 
 export type ReportService = ReturnType<typeof createReportService>;
+
+/** Spec §6 for every report: which units a report may show (a locked car without access: benefit value and summary only). */
+export { fleetReportUnits, REPORTS_WITHOUT_ACCESS, reportShowsUnit, reportUnits } from './benefit-access';

@@ -1,0 +1,588 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { AppError, fieldError, forbidden } from '../../lib/http';
+import type { Platform } from '../../lib/platform';
+import { addToDay, dayOf, startOfDay } from '../../lib/time';
+import { accountDirectory, userDirectory } from '../accounts/views';
+import type { Actor } from '../auth/model';
+import type { TripLogEntry } from '../trips/model';
+import type { TripService } from '../trips/service';
+import type { UnitDetail, UnitView } from '../units/model';
+import type { UnitService } from '../units/service';
+import { isLanguage, translate } from '../../lib/i18n';
+import type { ExportDocument } from '../../lib/export';
+import { BRAND_PUBLIC_DIR, createBrandService } from '../brands/service';
+import { fleetReportUnits, reportUnits } from './benefit-access';
+import { buildBenefitDocument } from './benefit-export';
+import {
+  availableDays,
+  daysInMonth,
+  daysInUkTaxYear,
+  KM_PER_MILE,
+  MissingBenefitParameter,
+  monthsBetween,
+  noAnnualBenefit,
+  noMileage,
+  type OptionalParams,
+  type Params,
+  type Reimbursement,
+  roundMoney,
+  seAnnualBenefit,
+  seMileage,
+  ukAnnualBenefit,
+  ukMileage,
+  ukTaxYear,
+  ukTaxYearStart,
+} from './benefit-formulas';
+import { benefitCars, benefitParameters } from './benefit-schema';
+import {
+  BENEFIT_CURRENCY,
+  type BenefitCarInput,
+  type BenefitCarRow,
+  type BenefitCarView,
+  type BenefitCountry,
+  type BenefitCurrencyTotals,
+  type BenefitExportQuery,
+  type BenefitMonth,
+  type BenefitParameterUsed,
+  type BenefitPowertrain,
+  type BenefitQuery,
+  type BenefitReimbursementRow,
+  type BenefitReport,
+  type BenefitValuation,
+  REPORT_MAX_MONTHS,
+} from './model';
+
+/** What the benefit report reads of the units and the trip log (their services only). */
+export interface BenefitDeps {
+  units: Pick<UnitService, 'list' | 'visible' | 'detail'>;
+  trips: Pick<TripService, 'list'>;
+}
+
+/** An account's country as the benefit rules know it (free text on the account); Sweden when it names none of them. */
+export function benefitCountryOf(country: string | null | undefined): BenefitCountry {
+  const value = (country ?? '').trim().toLowerCase();
+  if (/^(no|nor|norway|norge|noreg|norwegen)$/.test(value) || value.startsWith('norw') || value.startsWith('norg')) return 'NO';
+  if (/^(uk|gb|gbr|great britain|united kingdom|storbritannien|storbritannia|england|scotland|wales|northern ireland)$/.test(value) || value.startsWith('united kingdom')) return 'GB';
+  return 'SE';
+}
+
+const DEFAULT_CAR: BenefitCarInput = {
+  country: null,
+  powertrain: 'combustion',
+  vehicleClass: 'car',
+  listPrice: null,
+  extraEquipment: 0,
+  firstRegistered: null,
+  vehicleTax: 0,
+  electricRangeMiles: null,
+  dieselRde2: false,
+  capitalContribution: 0,
+  holderUserId: null,
+  availableFrom: null,
+  availableUntil: null,
+};
+
+type CarRow = typeof benefitCars.$inferSelect;
+
+function carInputOf(row: CarRow | undefined): BenefitCarInput {
+  if (!row) return { ...DEFAULT_CAR };
+  return {
+    country: row.country,
+    powertrain: row.powertrain as BenefitPowertrain,
+    vehicleClass: row.vehicleClass,
+    listPrice: row.listPrice,
+    extraEquipment: row.extraEquipment,
+    firstRegistered: row.firstRegistered,
+    vehicleTax: row.vehicleTax,
+    electricRangeMiles: row.electricRangeMiles,
+    dieselRde2: row.dieselRde2,
+    capitalContribution: row.capitalContribution,
+    holderUserId: row.holderUserId,
+    availableFrom: row.availableFrom,
+    availableUntil: row.availableUntil,
+  };
+}
+
+/** The parameters of a report, read once; each lookup is remembered so the report can list what it used. */
+class ParameterBook {
+  private readonly values = new Map<string, { value: number; verified: boolean; source: string }>();
+  private readonly used = new Set<string>();
+
+  constructor(rows: Array<{ country: BenefitCountry; year: number; key: string; value: number; verified: boolean; source: string }>) {
+    for (const row of rows) this.values.set(`${row.country}|${row.year}|${row.key}`, row);
+  }
+
+  optional(country: BenefitCountry, year: number): OptionalParams {
+    return (key) => {
+      const id = `${country}|${year}|${key}`;
+      const found = this.values.get(id);
+      if (!found) return undefined;
+      this.used.add(id);
+      return found.value;
+    };
+  }
+
+  of(country: BenefitCountry, year: number): Params {
+    const optional = this.optional(country, year);
+    return (key) => {
+      const value = optional(key);
+      if (value === undefined) throw new MissingBenefitParameter(country, year, key);
+      return value;
+    };
+  }
+
+  usedParameters(): BenefitParameterUsed[] {
+    return [...this.used]
+      .map((id) => {
+        const [country, year, key] = id.split('|') as [BenefitCountry, string, string];
+        const found = this.values.get(id)!;
+        return { country, year: Number(year), key, value: found.value, verified: found.verified, source: found.source };
+      })
+      .sort((a, b) => a.country.localeCompare(b.country) || a.year - b.year || a.key.localeCompare(b.key));
+  }
+}
+
+/** The report's whole months: from the first day of the month of `from` to the last day of the month of `to`. */
+export function resolveBenefitRange(query: { from?: string; to?: string }, today: string): { from: string; to: string; months: string[] } {
+  const from = `${(query.from ?? `${today.slice(0, 4)}-01-01`).slice(0, 7)}-01`;
+  const toMonth = (query.to ?? today).slice(0, 7);
+  const to = `${toMonth}-${String(daysInMonth(toMonth)).padStart(2, '0')}`;
+  if (to < from) throw fieldError('to', 'validation.dateRange.order');
+  const months = monthsBetween(from, to);
+  if (months.length > REPORT_MAX_MONTHS) throw fieldError('to', 'validation.dateRange.tooLong');
+  return { from, to, months };
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+interface TripOfCar {
+  trip: TripLogEntry;
+  day: string;
+}
+
+/**
+ * Spec §1 "car benefit and reimbursement": the benefit value of each benefit car per month it was available (Sweden,
+ * Norway, UK rules and parameters per year), its employer contributions, and the reimbursements of business driving in
+ * private cars and in benefit cars whose fuel the driver pays, from the trip log's distances.
+ */
+export function createBenefitService(platform: Platform, deps: BenefitDeps) {
+  const db = platform.database.db;
+  const { units, trips } = deps;
+
+  async function accountCountry(accountId: number): Promise<BenefitCountry> {
+    const [row] = await db.select({ country: accountDirectory.country }).from(accountDirectory).where(eq(accountDirectory.id, accountId)).limit(1);
+    return benefitCountryOf(row?.country);
+  }
+
+  async function userNamesOf(accountId: number, ids: number[]): Promise<Map<number, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db
+      .select({ id: userDirectory.id, firstName: userDirectory.firstName, lastName: userDirectory.lastName })
+      .from(userDirectory)
+      .where(and(eq(userDirectory.accountId, accountId), inArray(userDirectory.id, ids)));
+    return new Map(rows.map((row) => [row.id, `${row.firstName} ${row.lastName}`.trim()]));
+  }
+
+  /** The unit's trips starting in [from, to) (instants), a half year at a time (the trip log caps its periods). */
+  async function tripsOf(actor: Actor, unitId: number, from: Date, to: Date): Promise<TripLogEntry[]> {
+    const out: TripLogEntry[] = [];
+    let start = from;
+    while (start < to) {
+      const end = new Date(Math.min(to.getTime(), start.getTime() + 180 * 86_400_000));
+      const list = await trips.list(actor, { unitId, from: start.toISOString(), to: end.toISOString() });
+      out.push(...list.trips);
+      start = end;
+    }
+    return out;
+  }
+
+  const service = {
+    /** The car's valuation details (any user who sees the unit). Another account's unit is 404. */
+    async car(actor: Actor, unitId: number): Promise<BenefitCarView> {
+      await units.visible(actor, unitId);
+      const [row] = await db.select().from(benefitCars).where(and(eq(benefitCars.unitId, unitId), eq(benefitCars.accountId, actor.accountId)));
+      const input = carInputOf(row);
+      return { ...input, unitId, effectiveCountry: input.country ?? (await accountCountry(actor.accountId)), updatedAt: row?.updatedAt.toISOString() ?? null };
+    },
+
+    /** Saves the car's valuation details (administrators). The holder must be a user of the account. */
+    async saveCar(actor: Actor, unitId: number, input: BenefitCarInput): Promise<BenefitCarView> {
+      if (actor.role !== 'admin' || actor.acting) throw forbidden();
+      await units.visible(actor, unitId);
+      if (input.holderUserId !== null && !(await userNamesOf(actor.accountId, [input.holderUserId])).has(input.holderUserId)) {
+        throw fieldError('holderUserId', 'reports.benefit.holderNotFound');
+      }
+      if (input.availableFrom && input.availableUntil && input.availableUntil < input.availableFrom) throw fieldError('availableUntil', 'validation.dateRange.order');
+      const values = { ...input, accountId: actor.accountId, updatedBy: actor.userId, updatedAt: new Date() };
+      await db
+        .insert(benefitCars)
+        .values({ unitId, ...values })
+        .onConflictDoUpdate({ target: benefitCars.unitId, set: values });
+      return service.car(actor, unitId);
+    },
+
+    /** Every parameter per country and year, with whether it is verified and its source. */
+    async parameters(): Promise<BenefitParameterUsed[]> {
+      const rows = await db.select().from(benefitParameters);
+      return rows
+        .map((row) => ({ country: row.country, year: row.year, key: row.key, value: row.value, verified: row.verified, source: row.source }))
+        .sort((a, b) => a.country.localeCompare(b.country) || a.year - b.year || a.key.localeCompare(b.key));
+    },
+
+    /** The report as a file (spec §1 exports): in the query's language, else X-Lang, else the user's; the sub-site's brand. */
+    async exportFile(actor: Actor, query: BenefitExportQuery, headers: Record<string, string | undefined>): Promise<BenefitExportFile> {
+      const header = headers['x-lang'];
+      const language = query.lang ?? (isLanguage(header) ? header : actor.language);
+      const report = await service.report(actor, query);
+      const [account] = await db.select({ subsiteId: accountDirectory.subsiteId }).from(accountDirectory).where(eq(accountDirectory.id, actor.accountId)).limit(1);
+      const brand = await createBrandService(db).exportBrand(Number(account?.subsiteId ?? 0), BRAND_PUBLIC_DIR);
+      const document = buildBenefitDocument(report, language, actor.timezone || 'Europe/Stockholm', platform.clock.now(), brand);
+      return { document, format: query.format, fileName: `${translate(language, 'benefitExport.file')}-${report.from}-${report.to}.${query.format}` };
+    },
+
+    async report(actor: Actor, query: BenefitQuery): Promise<BenefitReport> {
+      const timeZone = actor.timezone || 'Europe/Stockholm';
+      const range = resolveBenefitRange(query, dayOf(platform.clock.now(), timeZone));
+
+      // The units: named ones (404 for others', §6 allows the benefit report for locked cars), else the fleet.
+      let views: UnitView[];
+      if (query.unitIds && query.unitIds.length > 0) {
+        views = await reportUnits(units, actor, 'benefit', query.unitIds);
+        if (query.departmentId !== undefined) views = views.filter((unit) => unit.Department?.id === query.departmentId);
+      } else {
+        views = fleetReportUnits('benefit', await units.list(actor, query.departmentId === undefined ? {} : { departmentId: query.departmentId }));
+      }
+      views = views.filter((unit) => unit.CarUsage !== 'none');
+
+      const ids = views.map((unit) => unit.ID);
+      const carRows = ids.length === 0 ? [] : await db.select().from(benefitCars).where(and(eq(benefitCars.accountId, actor.accountId), inArray(benefitCars.unitId, ids)));
+      const carsById = new Map(carRows.map((row) => [row.unitId, row]));
+      const defaultCountry = await accountCountry(actor.accountId);
+      const book = new ParameterBook((await db.select().from(benefitParameters)).map((row) => ({ ...row, country: row.country })));
+
+      interface Car {
+        view: UnitView;
+        detail: UnitDetail;
+        input: BenefitCarInput;
+        hasDetails: boolean;
+        country: BenefitCountry;
+        trips: TripOfCar[] | null;
+      }
+      const cars: Car[] = [];
+      for (const view of views) {
+        const detail = await units.detail(actor, view.ID);
+        const row = carsById.get(view.ID);
+        const input = carInputOf(row);
+        const country = input.country ?? defaultCountry;
+        let carTrips: TripOfCar[] | null = null;
+        if (view.HasAccess) {
+          // Norway's 40 000 km counts the whole year so far; the UK's 10 000 miles the tax year so far.
+          let readFrom = range.from;
+          if (country === 'NO') readFrom = `${range.from.slice(0, 4)}-01-01`;
+          if (country === 'GB' && view.CarUsage === 'private') readFrom = ukTaxYearStart(ukTaxYear(range.from));
+          try {
+            const list = await tripsOf(actor, view.ID, startOfDay(readFrom, timeZone), startOfDay(addToDay(range.to, { days: 1 }), timeZone));
+            carTrips = list.map((trip) => ({ trip, day: dayOf(new Date(trip.startTime), timeZone) }));
+          } catch (error) {
+            if (!(error instanceof AppError && error.status === 403)) throw error;
+          }
+        }
+        if (query.driverId !== undefined) {
+          const drove = carTrips?.some((entry) => entry.trip.driverUserId === query.driverId) ?? false;
+          if (input.holderUserId !== query.driverId && !drove) continue;
+        }
+        cars.push({ view, detail, input, hasDetails: row !== undefined, country, trips: carTrips });
+      }
+
+      const holderNames = await userNamesOf(actor.accountId, [...new Set(cars.map((car) => car.input.holderUserId).filter((id): id is number => id !== null))]);
+      const inPeriod = (day: string) => day >= range.from && day <= range.to;
+
+      // --- Benefit value per car and month ---
+      const carRows2: BenefitCarRow[] = [];
+      for (const car of cars) {
+        const { view, detail, input, country } = car;
+        const problems = new Set<string>();
+        if (!car.hasDetails) problems.add('reports.benefit.carDetailsMissing');
+        if (view.CarUsage === 'benefit') {
+          if (detail.FuelConsumptionPer10Km === null) problems.add('units.benefit.fuelRequired');
+          if (detail.Co2GPerKm === null) problems.add('units.benefit.co2Required');
+          if (input.listPrice === null) problems.add('reports.benefit.listPriceMissing');
+          if (country !== 'GB' && input.firstRegistered === null) problems.add('reports.benefit.firstRegisteredMissing');
+        } else if (detail.ReimbursementPer10Km === null) {
+          problems.add('units.reimbursement.positive');
+        }
+
+        const distance = car.trips === null ? null : { business: 0, private: 0, other: 0 };
+        if (distance && car.trips) {
+          for (const { trip, day } of car.trips) {
+            if (inPeriod(day) && (query.driverId === undefined || trip.driverUserId === query.driverId)) distance[trip.type] += trip.distanceM / 1000;
+          }
+        }
+
+        const months: BenefitMonth[] = [];
+        let valuation: BenefitValuation | null = null;
+        let contributions = 0;
+        let rate = 0;
+        const valuable = view.CarUsage === 'benefit' && input.listPrice !== null && (country === 'GB' ? detail.Co2GPerKm !== null : input.firstRegistered !== null);
+        if (valuable) {
+          const listPrice = input.listPrice!;
+          for (const month of range.months) {
+            const days = availableDays(month, input.availableFrom, input.availableUntil);
+            if (days === 0) continue;
+            try {
+              if (country === 'SE') {
+                const year = Number(month.slice(0, 4));
+                const p = book.of('SE', year);
+                const result = seAnnualBenefit(
+                  { listPrice, extraEquipment: input.extraEquipment, firstTaxable: input.firstRegistered!, vehicleTax: input.vehicleTax, powertrain: input.powertrain },
+                  p,
+                  book.optional('SE', year),
+                  `${month}-01`,
+                );
+                rate = p('employerContributionRate');
+                // A started month counts as a month the car was available.
+                const value = result.annual / 12;
+                months.push({ month, share: 1, value, annualValue: result.annual });
+                contributions += value * rate;
+                valuation = {
+                  country,
+                  model: result.model,
+                  listPrice,
+                  extraEquipment: input.extraEquipment,
+                  reduction: result.reduction,
+                  reductionCapped: result.reductionCapped,
+                  priceUsed: result.priceUsed,
+                  sixYearRule: result.sixYearRule,
+                  baseFactor: null,
+                  appropriatePercentage: null,
+                  parts: result.parts.map((part) => ({ key: part.key, amount: roundMoney(part.amount) })),
+                };
+              } else if (country === 'NO') {
+                const year = Number(month.slice(0, 4));
+                const p = book.of('NO', year);
+                const businessKm = (car.trips ?? [])
+                  .filter((entry) => entry.trip.type === 'business' && entry.day.startsWith(`${year}-`))
+                  .reduce((sum, entry) => sum + entry.trip.distanceM / 1000, 0);
+                const result = noAnnualBenefit(
+                  { listPrice, extraEquipment: input.extraEquipment, firstRegistered: input.firstRegistered!, vehicleClass: input.vehicleClass, powertrain: input.powertrain },
+                  p,
+                  year,
+                  businessKm,
+                );
+                rate = p('employerContributionRate');
+                const value = result.annual / 12;
+                months.push({ month, share: 1, value, annualValue: result.annual });
+                contributions += value * rate;
+                valuation = {
+                  country,
+                  model: input.vehicleClass === 'van' ? 'van' : 'standard',
+                  listPrice,
+                  extraEquipment: input.extraEquipment,
+                  reduction: result.reduction,
+                  reductionCapped: false,
+                  priceUsed: result.priceUsed,
+                  sixYearRule: false,
+                  baseFactor: result.baseFactor,
+                  appropriatePercentage: null,
+                  parts: [],
+                };
+              } else {
+                // UK: pro-rated by the days available, each day at the rules of its tax year.
+                let value = 0;
+                let annual = 0;
+                const first = Number(`${month}-01`.slice(8, 10));
+                const dayCount = daysInMonth(month);
+                for (let d = first; d <= dayCount; d++) {
+                  const day = `${month}-${String(d).padStart(2, '0')}`;
+                  if ((input.availableFrom && day < input.availableFrom) || (input.availableUntil && day > input.availableUntil)) continue;
+                  const taxYear = ukTaxYear(day);
+                  const p = book.of('GB', taxYear);
+                  const result = ukAnnualBenefit(
+                    {
+                      listPrice,
+                      extraEquipment: input.extraEquipment,
+                      capitalContribution: input.capitalContribution,
+                      co2: detail.Co2GPerKm!,
+                      electricRangeMiles: input.electricRangeMiles,
+                      dieselSupplement: detail.FuelType === 'diesel' && !input.dieselRde2,
+                    },
+                    p,
+                  );
+                  const dayValue = result.annual / daysInUkTaxYear(taxYear);
+                  rate = p('class1aNic');
+                  value += dayValue;
+                  contributions += dayValue * rate;
+                  annual = result.annual;
+                  valuation = {
+                    country,
+                    model: 'p11d',
+                    listPrice,
+                    extraEquipment: input.extraEquipment,
+                    reduction: result.contribution,
+                    reductionCapped: result.contribution < input.capitalContribution,
+                    priceUsed: result.priceUsed,
+                    sixYearRule: false,
+                    baseFactor: null,
+                    appropriatePercentage: result.appropriatePercentage,
+                    parts: [],
+                  };
+                }
+                months.push({ month, share: days / dayCount, value, annualValue: annual });
+              }
+            } catch (error) {
+              if (!(error instanceof MissingBenefitParameter)) throw error;
+              problems.add('reports.benefit.noParameters');
+            }
+          }
+        }
+        if (car.view.HasAccess === false && country === 'NO' && view.CarUsage === 'benefit') problems.add('reports.benefit.distanceHidden');
+        const benefitValue = months.reduce((sum, month) => sum + month.value, 0);
+        carRows2.push({
+          unitId: view.ID,
+          unitName: view.Name,
+          registrationNumber: view.RegistrationNumber,
+          carUsage: view.CarUsage,
+          country,
+          currency: BENEFIT_CURRENCY[country],
+          holder: input.holderUserId === null ? null : { id: input.holderUserId, name: holderNames.get(input.holderUserId) ?? '' },
+          hasAccess: view.HasAccess,
+          valuation,
+          months: months.map((month) => ({ ...month, value: roundMoney(month.value), annualValue: roundMoney(month.annualValue), share: Math.round(month.share * 10_000) / 10_000 })),
+          benefitValue: roundMoney(benefitValue),
+          employerContributionBasis: roundMoney(benefitValue),
+          employerContributionRate: rate,
+          employerContributions: roundMoney(contributions),
+          distanceKm: distance && { business: round1(distance.business), private: round1(distance.private), other: round1(distance.other) },
+          problems: [...problems],
+        });
+      }
+
+      // --- Reimbursements: business trips in private cars, and in benefit cars whose fuel the driver pays ---
+      interface Reimbursable {
+        car: Car;
+        kind: 'ownCar' | 'benefitCarFuel';
+        trip: TripLogEntry;
+        day: string;
+      }
+      const reimbursable: Reimbursable[] = [];
+      for (const car of cars) {
+        if (!car.trips) continue;
+        const kind = car.view.CarUsage === 'private' ? 'ownCar' : car.view.CarUsage === 'benefit' && car.detail.FuelPayer === 'private' ? 'benefitCarFuel' : null;
+        if (!kind) continue;
+        if (kind === 'benefitCarFuel' && car.country !== 'SE') {
+          // No tax-free rate for it is known outside Sweden (the UK's advisory fuel rates need the engine size).
+          carRows2.find((row) => row.unitId === car.view.ID)?.problems.push('reports.benefit.fuelRateNotApplied');
+          continue;
+        }
+        for (const { trip, day } of car.trips) {
+          if (trip.type !== 'business') continue;
+          if (query.driverId !== undefined && trip.driverUserId !== query.driverId) continue;
+          reimbursable.push({ car, kind, trip, day });
+        }
+      }
+      reimbursable.sort((a, b) => a.trip.startTime.localeCompare(b.trip.startTime) || a.trip.id - b.trip.id);
+
+      const rows = new Map<string, BenefitReimbursementRow>();
+      // UK: business miles of each driver so far in each tax year (the 10 000-mile step counts all their cars).
+      const milesSoFar = new Map<string, number>();
+      for (const { car, kind, trip, day } of reimbursable) {
+        const km = trip.distanceM / 1000;
+        const ukKey = `${trip.driverUserId ?? `unit:${car.view.ID}`}|${ukTaxYear(day)}`;
+        const before = milesSoFar.get(ukKey) ?? 0;
+        if (car.country === 'GB') milesSoFar.set(ukKey, before + km / KM_PER_MILE);
+        if (!inPeriod(day)) continue;
+        const year = Number(day.slice(0, 4));
+        const paidPer10Km = car.detail.ReimbursementPer10Km;
+        let amount: Reimbursement;
+        try {
+          if (car.country === 'SE') amount = seMileage(kind, km, paidPer10Km, car.input.powertrain, book.of('SE', year));
+          else if (car.country === 'NO') amount = noMileage(km, paidPer10Km, book.of('NO', year));
+          else amount = ukMileage(before, km, paidPer10Km, book.of('GB', ukTaxYear(day)));
+        } catch (error) {
+          if (!(error instanceof MissingBenefitParameter)) throw error;
+          const row = carRows2.find((entry) => entry.unitId === car.view.ID);
+          if (row && !row.problems.includes('reports.benefit.noParameters')) row.problems.push('reports.benefit.noParameters');
+          continue;
+        }
+        const byDriver = query.groupBy === 'driver';
+        const key = byDriver ? `${kind}|${car.country}|${trip.driverUserId ?? 'none'}` : `${kind}|${car.view.ID}`;
+        let row = rows.get(key);
+        if (!row) {
+          row = {
+            unitId: byDriver ? null : car.view.ID,
+            unitName: byDriver ? null : car.view.Name,
+            driverId: byDriver ? trip.driverUserId : null,
+            driverName: byDriver ? trip.driverName : null,
+            kind,
+            country: car.country,
+            currency: BENEFIT_CURRENCY[car.country],
+            businessKm: 0,
+            businessMiles: car.country === 'GB' ? 0 : null,
+            milesBeforePeriod: car.country === 'GB' ? before : null,
+            paid: 0,
+            taxFree: 0,
+            taxable: 0,
+          };
+          rows.set(key, row);
+        }
+        row.businessKm += km;
+        if (row.businessMiles !== null) row.businessMiles += km / KM_PER_MILE;
+        row.paid += amount.paid;
+        row.taxFree += amount.taxFree;
+        row.taxable += amount.taxable;
+      }
+      const reimbursements = [...rows.values()].map((row) => ({
+        ...row,
+        businessKm: round1(row.businessKm),
+        businessMiles: row.businessMiles === null ? null : round1(row.businessMiles),
+        milesBeforePeriod: row.milesBeforePeriod === null ? null : round1(row.milesBeforePeriod),
+        paid: roundMoney(row.paid),
+        taxFree: roundMoney(row.taxFree),
+        taxable: roundMoney(row.taxable),
+      }));
+      reimbursements.sort((a, b) => (a.unitName ?? a.driverName ?? '').localeCompare(b.unitName ?? b.driverName ?? '') || a.kind.localeCompare(b.kind));
+
+      const totals = new Map<string, BenefitCurrencyTotals>();
+      const totalOf = (currency: BenefitCurrencyTotals['currency']) => {
+        let total = totals.get(currency);
+        if (!total) {
+          total = { currency, benefitValue: 0, employerContributionBasis: 0, employerContributions: 0, reimbursementPaid: 0, reimbursementTaxFree: 0, reimbursementTaxable: 0 };
+          totals.set(currency, total);
+        }
+        return total;
+      };
+      for (const row of carRows2) {
+        if (row.months.length === 0) continue;
+        const total = totalOf(row.currency);
+        total.benefitValue = roundMoney(total.benefitValue + row.benefitValue);
+        total.employerContributionBasis = roundMoney(total.employerContributionBasis + row.employerContributionBasis);
+        total.employerContributions = roundMoney(total.employerContributions + row.employerContributions);
+      }
+      for (const row of reimbursements) {
+        const total = totalOf(row.currency);
+        total.reimbursementPaid = roundMoney(total.reimbursementPaid + row.paid);
+        total.reimbursementTaxFree = roundMoney(total.reimbursementTaxFree + row.taxFree);
+        total.reimbursementTaxable = roundMoney(total.reimbursementTaxable + row.taxable);
+      }
+
+      return {
+        from: range.from,
+        to: range.to,
+        groupBy: query.groupBy,
+        cars: carRows2,
+        reimbursements,
+        parameters: book.usedParameters(),
+        totals: [...totals.values()].sort((a, b) => a.currency.localeCompare(b.currency)),
+      };
+    },
+  };
+  return service;
+}
+
+export type BenefitService = ReturnType<typeof createBenefitService>;
+
+export interface BenefitExportFile {
+  document: ExportDocument;
+  format: BenefitExportQuery['format'];
+  fileName: string;
+}
