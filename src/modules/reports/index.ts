@@ -33,5 +33,5 @@ export const reportsModule = defineModule({
   needs: ['units', 'tracking', 'trips'],
   create: (platform, { units, tracking, trips }: { units: UnitService; tracking: TrackingService; trips: TripService }) =>
     Object.assign(createReportService({ clock: platform.clock, units, tracking, trips }), { benefit: createBenefitService(platform, { units, trips }) }),
-  routes: (reports, { auth }: { auth: AuthService }) => reportRoutes(reports, auth).use(benefitRoutes(reports.benefit, auth)),
+  routes: (reports, { auth }: { auth: AuthService }) => new Elysia().use(reportRoutes(reports, auth)).use(benefitRoutes(reports.benefit, auth)),
 });
