@@ -65,6 +65,7 @@ export const TABLE_OWNERS: Record<string, string> = {
   job_queue: 'lib',
   user_preferences: 'preferences',
   rate_limits: 'lib',
+  report_schedules: 'reports',
 };
 
 /**
@@ -93,6 +94,10 @@ export const PUBLISHED_VIEWS: Record<string, string> = {
   unit_parking_settings: 'trips',
   // A unit's names, overspeed threshold and service settings (the alarm engine reads them).
   unit_alarm_settings: 'units',
+  // What the fleet reports read: trips, a unit's fuel/emission/eco settings, positions' motion and fuel level.
+  trip_report_rows: 'trips',
+  unit_report_settings: 'units',
+  position_report_rows: 'tracking',
 };
 
 /**

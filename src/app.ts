@@ -19,7 +19,7 @@ import { alarmReceiversModule } from './modules/alarm-receivers';
 import { alarmsModule } from './modules/alarms';
 import { bleDevicesModule, commandsModule } from './modules/io';
 import { placesModule } from './modules/places';
-import { reportsModule } from './modules/reports';
+import { reportSchedulesModule, reportsModule } from './modules/reports';
 import { liveModule, trackingModule } from './modules/tracking';
 import { tripSummariesModule, tripsModule } from './modules/trips';
 import { unitsModule } from './modules/units';
@@ -65,6 +65,8 @@ export const MODULES = [
   auditModule,
   // After the services it raises and delivers through: units, tracking, live, notifications, alarm receivers.
   alarmsModule,
+  // After reports and the notification channels its e-mails go through.
+  reportSchedulesModule,
 ] as const;
 
 /** Builds every module's service on top of one platform. */

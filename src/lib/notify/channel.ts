@@ -11,8 +11,11 @@ export interface NotificationMessage {
   body: string;
   /** The screen the message is about (a path of the web app); push opens it on click, e-mail and SMS carry it as a link. */
   url?: string;
-  /** Files an e-mail carries (text content, e.g. an iCalendar invitation); other channels leave them out. */
-  attachments?: Array<{ filename: string; contentType: string; content: string }>;
+  /**
+   * Files an e-mail carries (text content, e.g. an iCalendar invitation, or binary content as base64 with
+   * `encoding: 'base64'`, e.g. a PDF); other channels leave them out.
+   */
+  attachments?: Array<{ filename: string; contentType: string; content: string; encoding?: 'utf8' | 'base64' }>;
 }
 
 /** A browser's push subscription as `PushSubscription.toJSON()` gives it. */

@@ -16,7 +16,7 @@ export function emailChannel(mailer: Mailer, options: { publicUrl: string; embed
           to,
           subject: message.title,
           text: textWithLink(message, options.publicUrl),
-          attachments: message.attachments?.map((file) => ({ filename: file.filename, contentType: file.contentType, content: Buffer.from(file.content, 'utf8') })),
+          attachments: message.attachments?.map((file) => ({ filename: file.filename, contentType: file.contentType, content: Buffer.from(file.content, file.encoding ?? 'utf8') })),
         });
         return { status: options.embedded ? 'recorded' : 'sent', providerId: messageId };
       } catch (error) {

@@ -7,6 +7,7 @@ import type { TripLogEntry, TripType } from '../trips/model';
 import type { TripService } from '../trips/service';
 import type { UnitService } from '../units/service';
 import { computeCharges } from './congestion';
+import { createFleetReports, type FleetReportDeps } from './fleet-reports';
 import {
   CONGESTION_TIME_ZONE,
   type CongestionDay,
@@ -25,6 +26,8 @@ export interface ReportDeps {
   trips: Pick<TripService, 'list'>;
   /** Payment stations; default: the shipped control points. */
   stations?: Station[];
+  /** The fleet reports (summary, eco, fuel, CO2, environmental); without them only the congestion tax is offered. */
+  fleet?: Omit<FleetReportDeps, 'clock'>;
 }
 
 /** The report's days: this month by default; `to` defaults to the end of the month of `from`. At most 12 months. */
@@ -55,7 +58,18 @@ export function createReportService(deps: ReportDeps) {
     return [...out.values()].sort((a, b) => a.startTime.localeCompare(b.startTime));
   }
 
+  const fleet = deps.fleet ? createFleetReports({ ...deps.fleet, clock }) : null;
+  const fleetReports = () => {
+    if (!fleet) throw new Error('fleet reports are not configured');
+    return fleet;
+  };
+
   return {
+    /** The fleet reports (fleet-reports.ts). */
+    get fleet() {
+      return fleetReports();
+    },
+
     /**
      * Spec §1/§2 congestion charge: the unit's passages through Stockholm and Göteborg payment stations in a
      * period of Swedish days, what each costs and each day's total under the daily maximum, with the trip

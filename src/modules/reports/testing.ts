@@ -76,3 +76,60 @@ export function cordonTrip(start: string, direction: 'in-out' | 'back' = 'in-out
   const last = drive.at(-1)!;
   return [...drive, ...parked(last, last.t, 600)];
 }
+
+/** A trip as the fleet reports read it, written straight into the trip log's table (tests of the reports only). */
+export interface FleetTripFixture {
+  unitId: number;
+  accountId: number;
+  start: string;
+  minutes: number;
+  km: number;
+  type?: 'business' | 'private' | 'other';
+  driverUserId?: number | null;
+  harshAcceleration?: number;
+  harshBraking?: number;
+  harshCornering?: number;
+  maxSpeedKmh?: number;
+}
+
+type Rows = <T extends Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
+
+export async function insertFleetTrip(query: Rows, trip: FleetTripFixture): Promise<number> {
+  const stop = new Date(Date.parse(trip.start) + trip.minutes * 60_000).toISOString();
+  const [row] = await query<{ id: number }>(
+    `INSERT INTO trips (unit_id, account_id, start_time, stop_time, start_geom, stop_geom, odometer_start_m, odometer_stop_m, odometer_source,
+       distance_m, max_speed_kmh, avg_speed_kmh, driver_user_id, harsh_braking, harsh_acceleration, harsh_cornering, type, type_source, detection, point_count)
+     VALUES ($1, $2, $3::timestamptz, $4::timestamptz, ST_SetSRID(ST_MakePoint(18.06, 59.33), 4326), ST_SetSRID(ST_MakePoint(18.1, 59.3), 4326),
+       0, $5, 'gps', $5, $6, $7, $8, $9, $10, $11, $12, 'user', 'ignition', 10) RETURNING id`,
+    [
+      trip.unitId,
+      trip.accountId,
+      trip.start,
+      stop,
+      trip.km * 1000,
+      trip.maxSpeedKmh ?? 90,
+      trip.km / (trip.minutes / 60),
+      trip.driverUserId ?? null,
+      trip.harshBraking ?? 0,
+      trip.harshAcceleration ?? 0,
+      trip.harshCornering ?? 0,
+      trip.type ?? 'business',
+    ],
+  );
+  return Number(row!.id);
+}
+
+/** Stored positions (valid fixes) with speed, ignition and optionally a reported fuel level. */
+export async function insertPositions(
+  query: Rows,
+  unitId: number,
+  points: Array<{ time: string; speedKmh: number; ignition: boolean; fuel?: number }>,
+): Promise<void> {
+  for (const point of points) {
+    await query(
+      `INSERT INTO positions (unit_id, time, received_at, geom, speed_kmh, valid, flags, ignition, io)
+       VALUES ($1, $2::timestamptz, $2::timestamptz, ST_SetSRID(ST_MakePoint(18.06, 59.33), 4326), $3, true, 0, $4, $5::jsonb)`,
+      [unitId, point.time, point.speedKmh, point.ignition, JSON.stringify(point.fuel === undefined ? {} : { fuel: point.fuel })],
+    );
+  }
+}

@@ -21,3 +21,14 @@ export const unitLiveState = pgView('unit_live_state', {
   dout2: boolean('dout2'),
   dout3: boolean('dout3'),
 }).existing();
+
+/** Stored positions' motion and reported fuel level (fix flags 0), read by the fleet reports (migrations/0410_report_views.sql). */
+export const positionReportRows = pgView('position_report_rows', {
+  unitId: integer('unit_id').notNull(),
+  time: timestamp('time', { withTimezone: true }).notNull(),
+  speedKmh: real('speed_kmh').notNull(),
+  ignition: boolean('ignition'),
+  lat: doublePrecision('lat').notNull(),
+  lon: doublePrecision('lon').notNull(),
+  fuelLevel: doublePrecision('fuel_level'),
+}).existing();

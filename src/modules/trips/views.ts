@@ -1,4 +1,4 @@
-import { integer, pgView } from 'drizzle-orm/pg-core';
+import { bigint, doublePrecision, integer, pgView, real, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
  * The trip log's published read views (migrations/0270_unit_screen_views.sql): what the unit screens show of a unit's
@@ -15,4 +15,21 @@ export const unitCheckedInDrivers = pgView('unit_checked_in_drivers', {
 export const unitParkingSettings = pgView('unit_parking_settings', {
   unitId: integer('unit_id').notNull(),
   timeTillParkedS: integer('time_till_parked_s'),
+}).existing();
+
+/** What the fleet reports read of a trip (migrations/0410_report_views.sql). */
+export const tripReportRows = pgView('trip_report_rows', {
+  tripId: bigint('trip_id', { mode: 'number' }).notNull(),
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
+  startTime: timestamp('start_time', { withTimezone: true }).notNull(),
+  stopTime: timestamp('stop_time', { withTimezone: true }).notNull(),
+  distanceM: doublePrecision('distance_m').notNull(),
+  maxSpeedKmh: real('max_speed_kmh').notNull(),
+  avgSpeedKmh: real('avg_speed_kmh').notNull(),
+  driverUserId: integer('driver_user_id'),
+  harshAcceleration: integer('harsh_acceleration').notNull(),
+  harshBraking: integer('harsh_braking').notNull(),
+  harshCornering: integer('harsh_cornering').notNull(),
+  type: text('type', { enum: ['business', 'private', 'other'] }).notNull(),
 }).existing();

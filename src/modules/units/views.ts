@@ -1,4 +1,4 @@
-import { date, integer, pgView, text } from 'drizzle-orm/pg-core';
+import { date, doublePrecision, integer, pgView, text } from 'drizzle-orm/pg-core';
 
 /**
  * The units module's published read views (migrations/0160_published_views.sql, 0230_catalog_ownership.sql): what
@@ -27,4 +27,17 @@ export const unitAlarmSettings = pgView('unit_alarm_settings', {
   serviceIntervalKm: integer('service_interval_km'),
   nextInspection: date('next_inspection'),
   lastService: date('last_service'),
+}).existing();
+
+/** A unit's fuel, emission and eco-driving settings, read by the fleet reports (migrations/0410_report_views.sql). */
+export const unitReportSettings = pgView('unit_report_settings', {
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
+  fuelType: text('fuel_type', { enum: ['petrol', 'diesel', 'electricity', 'gas', 'other'] }),
+  consumptionPer10Km: doublePrecision('consumption_per_10km'),
+  co2GPerKm: doublePrecision('co2_g_per_km'),
+  vehicleType: text('vehicle_type').notNull(),
+  departmentId: integer('department_id'),
+  greenDriving: text('green_driving', { enum: ['sensitive', 'normal', 'insensitive'] }).notNull(),
+  overspeedKmh: integer('overspeed_kmh'),
 }).existing();

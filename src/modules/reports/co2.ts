@@ -1,0 +1,116 @@
+import type { FuelType } from '../accounts/model';
+import { type FleetSource, grouping, type ReportPeriod, type ReportTrip, type ReportUnit, type ResolvedScope, reportHeader, round, entry } from './fleet-source';
+import { energyUnitOf, type FuelUse, fuelUse, type Market } from './fuel';
+import type { Co2Factor, Co2Report, Co2Row } from './model';
+
+/**
+ * CO2 (issue point 6): from the unit's g/km when set, else the fuel used × a factor per fuel, country and year, and
+ * the report names the factor (basis and source). The factors are tank-to-wheel fossil CO2 per litre from
+ * domain.md §6: Norway's from Miljødirektoratet (NIR 2021), Sweden's the common fleet defaults (2.31 / 2.68; the
+ * Swedish blend's biofuel share would lower them, but no verified blend figure is at hand, so the fossil factor is
+ * used and said). Electricity has no tailpipe CO2 (0 kg/kWh tank-to-wheel). Gas and "other" have no factor: such a
+ * unit counts only with its g/km. A factor applies from its year on until a later one for the same fuel and country.
+ */
+export const CO2_FACTORS: Co2Factor[] = [
+  { fuelType: 'petrol', country: 'SE', year: 2016, kgPerUnit: 2.31, energyUnit: 'l', basis: 'ttw-fossil', source: 'Common fleet default (domain.md §6)' },
+  { fuelType: 'diesel', country: 'SE', year: 2016, kgPerUnit: 2.68, energyUnit: 'l', basis: 'ttw-fossil', source: 'Common fleet default (domain.md §6)' },
+  { fuelType: 'electricity', country: 'SE', year: 2016, kgPerUnit: 0, energyUnit: 'kWh', basis: 'ttw-fossil', source: 'No tailpipe emission' },
+  { fuelType: 'petrol', country: 'NO', year: 2021, kgPerUnit: 2.32, energyUnit: 'l', basis: 'ttw-fossil', source: 'Miljødirektoratet, NIR 2021' },
+  { fuelType: 'diesel', country: 'NO', year: 2021, kgPerUnit: 2.66, energyUnit: 'l', basis: 'ttw-fossil', source: 'Miljødirektoratet, NIR 2021' },
+  { fuelType: 'electricity', country: 'NO', year: 2016, kgPerUnit: 0, energyUnit: 'kWh', basis: 'ttw-fossil', source: 'No tailpipe emission' },
+];
+
+/** The factor for a fuel in a country and year: the newest from that year or before, else the oldest known. */
+export function co2Factor(fuelType: FuelType | null, country: string, year: number, factors: Co2Factor[] = CO2_FACTORS): Co2Factor | null {
+  if (fuelType === null) return null;
+  const candidates = factors.filter((factor) => factor.fuelType === fuelType && factor.country === country).sort((a, b) => a.year - b.year);
+  if (candidates.length === 0) return null;
+  return candidates.filter((factor) => factor.year <= year).at(-1) ?? candidates[0]!;
+}
+
+/** kg CO2 of one trip and how it was found. */
+export function tripCo2(trip: ReportTrip, unit: ReportUnit | undefined, use: FuelUse, market: Market, year: number): { kg: number; method: Co2Row['method']; factor: Co2Factor | null } {
+  if (unit?.co2GPerKm != null) return { kg: (unit.co2GPerKm * trip.distanceM) / 1_000_000, method: 'gPerKm', factor: null };
+  const factor = co2Factor(unit?.fuelType ?? null, market, year);
+  const quantity = use.perTrip.get(trip.id);
+  if (factor && quantity !== undefined) return { kg: quantity * factor.kgPerUnit, method: 'fuelFactor', factor };
+  return { kg: 0, method: 'none', factor: null };
+}
+
+export async function co2Report(
+  source: FleetSource,
+  accountId: number,
+  scope: ResolvedScope,
+  period: ReportPeriod,
+  now: Date,
+  market: Market,
+  texts: { noDriver: string; noDepartment: string },
+): Promise<Co2Report> {
+  const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId });
+  const use = await fuelUse(source, scope.units, trips, period);
+  const driverIds = [...new Set(trips.flatMap((trip) => (trip.driverUserId === null ? [] : [trip.driverUserId])))];
+  const { keyOf, labelOf, unitById } = grouping(scope, await source.driverNames(accountId, driverIds), texts.noDriver);
+
+  interface Acc {
+    distanceM: number;
+    kg: number;
+    quantity: number;
+    methods: Set<Co2Row['method']>;
+    factor: Co2Factor | null;
+    fuelTypes: Set<FuelType | null>;
+  }
+  const rows = new Map<number, Acc>();
+  const departments = new Map<number | null, { name: string; distanceM: number; kg: number }>();
+  const months = new Map<string, { distanceM: number; kg: number }>();
+  const used = new Map<string, Co2Factor>();
+  let total = 0;
+  for (const trip of trips) {
+    const unit = unitById.get(trip.unitId);
+    const year = new Date(trip.start).getUTCFullYear();
+    const co2 = tripCo2(trip, unit, use, market, year);
+    if (co2.factor) used.set(`${co2.factor.fuelType}:${co2.factor.country}:${co2.factor.year}`, co2.factor);
+    total += co2.kg;
+    const key = keyOf(trip);
+    const acc = entry<number, Acc>(rows, key, () => ({ distanceM: 0, kg: 0, quantity: 0, methods: new Set(), factor: null, fuelTypes: new Set() }));
+    acc.distanceM += trip.distanceM;
+    acc.kg += co2.kg;
+    acc.quantity += use.perTrip.get(trip.id) ?? 0;
+    acc.methods.add(co2.method);
+    acc.factor = co2.factor ?? acc.factor;
+    acc.fuelTypes.add(unit?.fuelType ?? null);
+    const department = unit?.department ?? null;
+    const dept = entry(departments, department?.id ?? null, () => ({ name: department?.name ?? texts.noDepartment, distanceM: 0, kg: 0 }));
+    dept.distanceM += trip.distanceM;
+    dept.kg += co2.kg;
+    const month = new Date(trip.start).toISOString().slice(0, 7);
+    const m = entry(months, month, () => ({ distanceM: 0, kg: 0 }));
+    m.distanceM += trip.distanceM;
+    m.kg += co2.kg;
+  }
+  const co2Rows: Co2Row[] = [...rows.entries()].map(([key, acc]) => {
+    const unit = scope.groupBy === 'vehicle' ? unitById.get(key) : undefined;
+    const method: Co2Row['method'] = acc.methods.size === 1 ? [...acc.methods][0]! : acc.methods.has('fuelFactor') ? 'fuelFactor' : 'gPerKm';
+    return {
+      ...labelOf(key),
+      distanceKm: round(acc.distanceM / 1000, 1),
+      fuelType: acc.fuelTypes.size === 1 ? [...acc.fuelTypes][0]! : null,
+      method,
+      gPerKm: unit?.co2GPerKm ?? null,
+      fuelQuantity: method === 'fuelFactor' ? round(acc.quantity, 2) : null,
+      factor: method === 'fuelFactor' ? acc.factor : null,
+      co2Kg: round(acc.kg, 1),
+    };
+  });
+  co2Rows.sort((a, b) => b.co2Kg - a.co2Kg || a.name.localeCompare(b.name));
+  return {
+    ...reportHeader('co2', period, scope, now),
+    kind: 'co2',
+    rows: co2Rows,
+    departments: [...departments.entries()].map(([id, dept]) => ({ id, name: dept.name, distanceKm: round(dept.distanceM / 1000, 1), co2Kg: round(dept.kg, 1) })),
+    months: [...months.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([month, m]) => ({ month, distanceKm: round(m.distanceM / 1000, 1), co2Kg: round(m.kg, 1) })),
+    totalKg: round(total, 1),
+    factors: [...used.values()],
+  };
+}
+
+export { energyUnitOf };

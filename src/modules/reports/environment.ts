@@ -1,0 +1,93 @@
+import { addToDay, startOfDay } from '../../lib/time';
+import type { FuelType } from '../accounts/model';
+import { tripCo2 } from './co2';
+import { type FleetSource, type ReportPeriod, type ResolvedScope, reportHeader, round, entry } from './fleet-source';
+import { energyUnitOf, fuelUse, type Market } from './fuel';
+import type { Co2Factor, EnvironmentGroup, EnvironmentPeriod, EnvironmentReport } from './model';
+
+/**
+ * The environmental report (issue point 7): the company's summary of a period (by default the year) per fuel type and
+ * vehicle class: distance, energy (litres or kWh) and CO2, the electric share of the distance, against the same days
+ * a year earlier.
+ */
+async function periodFigures(
+  source: FleetSource,
+  accountId: number,
+  scope: ResolvedScope,
+  period: ReportPeriod,
+  market: Market,
+  factors: Map<string, Co2Factor>,
+): Promise<EnvironmentPeriod> {
+  const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId });
+  const use = await fuelUse(source, scope.units, trips, period);
+  const unitById = new Map(scope.units.map((unit) => [unit.id, unit]));
+  const groups = new Map<string, EnvironmentGroup & { unitIds: Set<number> }>();
+  let distanceM = 0;
+  let electricM = 0;
+  let kg = 0;
+  for (const trip of trips) {
+    const unit = unitById.get(trip.unitId);
+    const fuelType: FuelType | null = unit?.fuelType ?? null;
+    const vehicleType = unit?.vehicleType ?? 'passenger_car';
+    const co2 = tripCo2(trip, unit, use, market, new Date(trip.start).getUTCFullYear());
+    if (co2.factor) factors.set(`${co2.factor.fuelType}:${co2.factor.country}:${co2.factor.year}`, co2.factor);
+    const key = `${fuelType ?? ''}|${vehicleType}`;
+    const group = entry(groups, key, () => ({ fuelType, vehicleType, vehicles: 0, distanceKm: 0, energy: 0, energyUnit: energyUnitOf(fuelType), co2Kg: 0, unitIds: new Set<number>() }));
+    group.unitIds.add(trip.unitId);
+    group.distanceKm += trip.distanceM / 1000;
+    group.energy += use.perTrip.get(trip.id) ?? 0;
+    group.co2Kg += co2.kg;
+    distanceM += trip.distanceM;
+    if (fuelType === 'electricity') electricM += trip.distanceM;
+    kg += co2.kg;
+  }
+  return {
+    from: period.from,
+    to: period.to,
+    distanceKm: round(distanceM / 1000, 1),
+    electricDistanceKm: round(electricM / 1000, 1),
+    electricShare: distanceM > 0 ? round(electricM / distanceM, 4) : 0,
+    co2Kg: round(kg, 1),
+    groups: [...groups.values()]
+      .map(({ unitIds, ...group }) => ({
+        ...group,
+        vehicles: unitIds.size,
+        distanceKm: round(group.distanceKm, 1),
+        energy: round(group.energy, 1),
+        co2Kg: round(group.co2Kg, 1),
+      }))
+      .sort((a, b) => (a.fuelType ?? '~').localeCompare(b.fuelType ?? '~') || a.vehicleType.localeCompare(b.vehicleType)),
+  };
+}
+
+/** The same days a year earlier. */
+export function previousPeriod(period: ReportPeriod): ReportPeriod {
+  const from = addToDay(period.from, { months: -12 });
+  const to = addToDay(period.to, { months: -12 });
+  return { from, to, timeZone: period.timeZone, start: startOfDay(from, period.timeZone), end: startOfDay(addToDay(to, { days: 1 }), period.timeZone) };
+}
+
+export async function environmentReport(
+  source: FleetSource,
+  accountId: number,
+  scope: ResolvedScope,
+  period: ReportPeriod,
+  now: Date,
+  market: Market,
+): Promise<EnvironmentReport> {
+  const factors = new Map<string, Co2Factor>();
+  const current = await periodFigures(source, accountId, scope, period, market, factors);
+  const previous = await periodFigures(source, accountId, scope, previousPeriod(period), market, factors);
+  return {
+    ...reportHeader('environment', period, scope, now),
+    kind: 'environment',
+    current,
+    previous,
+    change: {
+      distanceKm: round(current.distanceKm - previous.distanceKm, 1),
+      co2Kg: round(current.co2Kg - previous.co2Kg, 1),
+      electricShare: round(current.electricShare - previous.electricShare, 4),
+    },
+    factors: [...factors.values()],
+  };
+}

@@ -1,0 +1,317 @@
+import type { DatabaseHandle } from '../../lib/db/client';
+import { fieldError, forbidden, notFound } from '../../lib/http';
+import { addToDay, dayOf, isTimeZone, startOfDay } from '../../lib/time';
+import type { FuelType } from '../accounts/model';
+import type { Actor } from '../auth/model';
+import type { TripType } from '../trips/model';
+import type { UnitService } from '../units/service';
+import {
+  type EcoSensitivity,
+  REPORT_MAX_MONTHS,
+  REPORT_TIME_ZONE,
+  type ReportGrouping,
+  type ReportHeader,
+  type ReportKind,
+  type ReportScope,
+} from './model';
+
+/**
+ * What every fleet report reads: the units of its scope as the caller sees them (spec §6), their fuel and eco settings,
+ * and their trips in the period, through the owners' published views (trip_report_rows, unit_report_settings,
+ * position_report_rows) and the units service.
+ */
+
+/** A unit of a report with what the reports need of it. */
+export interface ReportUnit {
+  id: number;
+  name: string;
+  department: { id: number; name: string } | null;
+  fuelType: FuelType | null;
+  consumptionPer10Km: number | null;
+  co2GPerKm: number | null;
+  vehicleType: string;
+  sensitivity: EcoSensitivity;
+  overspeedKmh: number;
+}
+
+export interface ReportTrip {
+  id: number;
+  unitId: number;
+  /** Epoch milliseconds. */
+  start: number;
+  stop: number;
+  distanceM: number;
+  maxSpeedKmh: number;
+  driverUserId: number | null;
+  harshAcceleration: number;
+  harshBraking: number;
+  harshCornering: number;
+  type: TripType;
+  /** From the trip's stored positions: engine on while standing, and time over the unit's speed threshold (s). */
+  idleS: number;
+  overspeedS: number;
+}
+
+/** A trip's speed threshold when the unit's feature profile names none (km/h). */
+export const DEFAULT_OVERSPEED_KMH = 110;
+/** Standing: below this speed (km/h) with the ignition on is idling. */
+export const IDLE_SPEED_KMH = 5;
+/** A gap between two positions longer than this (s) is not counted as idling or speeding (the tracker was silent). */
+export const MAX_SAMPLE_GAP_S = 300;
+
+export interface ReportPeriod {
+  from: string;
+  to: string;
+  timeZone: string;
+  start: Date;
+  end: Date;
+}
+
+/** The report's days: this month by default (environment: this year); at most 12 months (spec §5). */
+export function resolvePeriod(query: { from?: string; to?: string }, now: Date, timeZone: string, kind: ReportKind): ReportPeriod {
+  const today = dayOf(now, timeZone);
+  const yearly = kind === 'environment';
+  const from = query.from ?? (yearly ? `${today.slice(0, 4)}-01-01` : `${today.slice(0, 8)}01`);
+  const to = query.to ?? (yearly ? addToDay(`${from.slice(0, 4)}-01-01`, { months: 12, days: -1 }) : addToDay(`${from.slice(0, 8)}01`, { months: 1, days: -1 }));
+  if (to < from) throw fieldError('to', 'validation.dateRange.order');
+  if (to >= addToDay(from, { months: REPORT_MAX_MONTHS })) throw fieldError('to', 'validation.dateRange.tooLong');
+  return { from, to, timeZone, start: startOfDay(from, timeZone), end: startOfDay(addToDay(to, { days: 1 }), timeZone) };
+}
+
+export function reportTimeZone(requested: string | null | undefined): string {
+  return isTimeZone(requested) ? requested : REPORT_TIME_ZONE;
+}
+
+export interface ResolvedScope {
+  units: ReportUnit[];
+  /** Locked benefit/private cars in the scope without access (left out, §6). */
+  excludedLocked: number;
+  driverId: number | null;
+  groupBy: ReportGrouping;
+}
+
+export function createFleetSource(database: DatabaseHandle, units: Pick<UnitService, 'list'>) {
+  return {
+    /**
+     * The units a report covers. Units named by id must be the caller's visible units (another account's or an unseen
+     * unit is 404); a department must be the account's. Locked benefit/private cars the caller has no access to are
+     * left out of a fleet or department report and counted; named explicitly they are 403 (spec §6: only benefit value
+     * and summary reports), unless `allowLocked` (the summary report).
+     */
+    async scope(actor: Actor, scope: Omit<ReportScope, 'groupBy'> & { groupBy?: ReportGrouping }, options: { allowLocked: boolean }): Promise<ResolvedScope> {
+      const visible = await units.list(actor);
+      if (scope.departmentId !== undefined) {
+        const [department] = await database.query('SELECT id FROM department_directory WHERE id = $1 AND account_id = $2', [scope.departmentId, actor.accountId]);
+        if (!department) throw notFound('reports.scope.departmentNotFound');
+      }
+      if (scope.driverId !== undefined) {
+        const [driver] = await database.query('SELECT id FROM user_names WHERE id = $1 AND account_id = $2', [scope.driverId, actor.accountId]);
+        if (!driver) throw notFound('reports.scope.driverNotFound');
+      }
+      const byId = new Map(visible.map((unit) => [unit.ID, unit]));
+      let chosen = visible;
+      if (scope.unitIds && scope.unitIds.length > 0) {
+        chosen = [];
+        for (const id of new Set(scope.unitIds)) {
+          const unit = byId.get(id);
+          if (!unit) throw notFound('reports.scope.unitNotFound');
+          if (!unit.HasAccess && !options.allowLocked) throw forbidden('reports.scope.locked');
+          chosen.push(unit);
+        }
+      }
+      if (scope.departmentId !== undefined) chosen = chosen.filter((unit) => unit.Department?.id === scope.departmentId);
+      const excludedLocked = options.allowLocked ? 0 : chosen.filter((unit) => !unit.HasAccess).length;
+      if (!options.allowLocked) chosen = chosen.filter((unit) => unit.HasAccess);
+      const ids = chosen.map((unit) => unit.ID);
+      const settings = ids.length === 0
+        ? []
+        : await database.query<{
+            unit_id: number;
+            fuel_type: FuelType | null;
+            consumption_per_10km: number | null;
+            co2_g_per_km: number | null;
+            vehicle_type: string;
+            green_driving: EcoSensitivity;
+            overspeed_kmh: number | null;
+          }>(
+            `SELECT unit_id, fuel_type, consumption_per_10km, co2_g_per_km, vehicle_type, green_driving, overspeed_kmh
+             FROM unit_report_settings WHERE account_id = $1 AND unit_id = ANY($2::int[])`,
+            [actor.accountId, ids],
+          );
+      const settingsOf = new Map(settings.map((row) => [Number(row.unit_id), row]));
+      const reportUnits = chosen
+        .map((unit): ReportUnit => {
+          const row = settingsOf.get(unit.ID);
+          return {
+            id: unit.ID,
+            name: unit.Name,
+            department: unit.Department ? { id: unit.Department.id, name: unit.Department.name } : null,
+            fuelType: row?.fuel_type ?? null,
+            consumptionPer10Km: row?.consumption_per_10km == null ? null : Number(row.consumption_per_10km),
+            co2GPerKm: row?.co2_g_per_km == null ? null : Number(row.co2_g_per_km),
+            vehicleType: row?.vehicle_type ?? 'passenger_car',
+            sensitivity: row?.green_driving ?? 'normal',
+            overspeedKmh: row?.overspeed_kmh == null ? DEFAULT_OVERSPEED_KMH : Number(row.overspeed_kmh),
+          };
+        })
+        .sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
+      return { units: reportUnits, excludedLocked, driverId: scope.driverId ?? null, groupBy: scope.groupBy ?? 'vehicle' };
+    },
+
+    /**
+     * The trips of the units starting in [start, end) (of one driver when given), oldest first, each with its idle and
+     * overspeed seconds from its stored positions when `motion` is asked for.
+     */
+    async trips(accountId: number, unitList: ReportUnit[], start: Date, end: Date, options: { driverId?: number | null; motion?: boolean } = {}): Promise<ReportTrip[]> {
+      if (unitList.length === 0) return [];
+      const ids = unitList.map((unit) => unit.id);
+      const rows = await database.query<{
+        trip_id: string | number;
+        unit_id: number;
+        start_ms: string | number;
+        stop_ms: string | number;
+        distance_m: number;
+        max_speed_kmh: number;
+        driver_user_id: number | null;
+        harsh_acceleration: number;
+        harsh_braking: number;
+        harsh_cornering: number;
+        type: TripType;
+      }>(
+        `SELECT trip_id, unit_id, floor(extract(epoch FROM start_time) * 1000) AS start_ms, floor(extract(epoch FROM stop_time) * 1000) AS stop_ms,
+                distance_m, max_speed_kmh, driver_user_id, harsh_acceleration, harsh_braking, harsh_cornering, type
+         FROM trip_report_rows
+         WHERE account_id = $1 AND unit_id = ANY($2::int[]) AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
+           AND ($5::int IS NULL OR driver_user_id = $5::int)
+         ORDER BY start_time, trip_id`,
+        [accountId, ids, start.toISOString(), end.toISOString(), options.driverId ?? null],
+      );
+      const trips: ReportTrip[] = rows.map((row) => ({
+        id: Number(row.trip_id),
+        unitId: Number(row.unit_id),
+        start: Number(row.start_ms),
+        stop: Number(row.stop_ms),
+        distanceM: Number(row.distance_m),
+        maxSpeedKmh: Number(row.max_speed_kmh),
+        driverUserId: row.driver_user_id === null ? null : Number(row.driver_user_id),
+        harshAcceleration: Number(row.harsh_acceleration),
+        harshBraking: Number(row.harsh_braking),
+        harshCornering: Number(row.harsh_cornering),
+        type: row.type,
+        idleS: 0,
+        overspeedS: 0,
+      }));
+      if (options.motion && trips.length > 0) {
+        const motion = await database.query<{ trip_id: string | number; idle_s: number | null; overspeed_s: number | null }>(
+          `WITH thresholds AS (SELECT * FROM unnest($2::int[], $3::float8[]) AS x(unit_id, overspeed_kmh)),
+           samples AS (
+             SELECT p.unit_id, p.time, p.speed_kmh, p.ignition,
+                    LEAST(extract(epoch FROM lead(p.time) OVER (PARTITION BY p.unit_id ORDER BY p.time) - p.time), $6::float8) AS dt
+             FROM position_report_rows p
+             WHERE p.unit_id = ANY($2::int[]) AND p.time >= $4::timestamptz AND p.time < $5::timestamptz + interval '2 days'
+           )
+           SELECT t.trip_id,
+                  sum(CASE WHEN s.ignition AND s.speed_kmh < $7::float8 THEN s.dt ELSE 0 END) AS idle_s,
+                  sum(CASE WHEN s.speed_kmh > th.overspeed_kmh THEN s.dt ELSE 0 END) AS overspeed_s
+           FROM trip_report_rows t
+           JOIN thresholds th ON th.unit_id = t.unit_id
+           JOIN samples s ON s.unit_id = t.unit_id AND s.time >= t.start_time AND s.time < t.stop_time
+           WHERE t.account_id = $1 AND t.unit_id = ANY($2::int[]) AND t.start_time >= $4::timestamptz AND t.start_time < $5::timestamptz
+           GROUP BY t.trip_id`,
+          [accountId, ids, unitList.map((unit) => unit.overspeedKmh), start.toISOString(), end.toISOString(), MAX_SAMPLE_GAP_S, IDLE_SPEED_KMH],
+        );
+        const byTrip = new Map(motion.map((row) => [Number(row.trip_id), row]));
+        for (const trip of trips) {
+          const row = byTrip.get(trip.id);
+          if (!row) continue;
+          trip.idleS = Math.round(Number(row.idle_s ?? 0));
+          trip.overspeedS = Math.round(Number(row.overspeed_s ?? 0));
+        }
+      }
+      return trips;
+    },
+
+    /** Names of drivers (users of the account, deleted ones too). */
+    async driverNames(accountId: number, ids: number[]): Promise<Map<number, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await database.query<{ id: number; first_name: string | null; last_name: string | null; email: string }>(
+        'SELECT id, first_name, last_name, email FROM user_names WHERE account_id = $1 AND id = ANY($2::int[])',
+        [accountId, ids],
+      );
+      return new Map(rows.map((row) => [Number(row.id), [row.first_name, row.last_name].filter(Boolean).join(' ').trim() || row.email]));
+    },
+
+    /** Reported fuel levels of the units in [start, end), per unit in time order. */
+    async fuelLevels(unitIds: number[], start: Date, end: Date): Promise<Map<number, Array<{ t: number; level: number; speedKmh: number; lat: number; lon: number }>>> {
+      const out = new Map<number, Array<{ t: number; level: number; speedKmh: number; lat: number; lon: number }>>();
+      if (unitIds.length === 0) return out;
+      const rows = await database.query<{ unit_id: number; t: string | number; fuel_level: number; speed_kmh: number; lat: number; lon: number }>(
+        `SELECT unit_id, floor(extract(epoch FROM time) * 1000) AS t, fuel_level, speed_kmh, lat, lon
+         FROM position_report_rows
+         WHERE unit_id = ANY($1::int[]) AND time >= $2::timestamptz AND time < $3::timestamptz AND fuel_level IS NOT NULL
+         ORDER BY unit_id, time`,
+        [unitIds, start.toISOString(), end.toISOString()],
+      );
+      for (const row of rows) {
+        const id = Number(row.unit_id);
+        const list = entry(out, id, () => ([]));
+        list.push({ t: Number(row.t), level: Number(row.fuel_level), speedKmh: Number(row.speed_kmh), lat: Number(row.lat), lon: Number(row.lon) });
+      }
+      return out;
+    },
+  };
+}
+
+export type FleetSource = ReturnType<typeof createFleetSource>;
+
+/** The header every report answers with. */
+export function reportHeader(kind: ReportKind, period: ReportPeriod, scope: ResolvedScope, now: Date): ReportHeader {
+  return {
+    kind,
+    from: period.from,
+    to: period.to,
+    timeZone: period.timeZone,
+    groupBy: scope.groupBy,
+    units: scope.units.map((unit) => ({ id: unit.id, name: unit.name })),
+    excludedLockedUnits: scope.excludedLocked,
+    generatedAt: now.toISOString(),
+  };
+}
+
+/** Rows grouped per vehicle or driver: each trip's key and the row's name and department. */
+export function grouping(scope: ResolvedScope, driverNames: Map<number, string>, noDriver: string) {
+  const unitById = new Map(scope.units.map((unit) => [unit.id, unit]));
+  return {
+    keyOf: (trip: ReportTrip): number => (scope.groupBy === 'vehicle' ? trip.unitId : (trip.driverUserId ?? 0)),
+    labelOf: (key: number): { key: number; name: string; department: { id: number; name: string } | null } => {
+      if (scope.groupBy === 'vehicle') {
+        const unit = unitById.get(key);
+        return { key, name: unit?.name ?? String(key), department: unit?.department ?? null };
+      }
+      return { key, name: key === 0 ? noDriver : (driverNames.get(key) ?? String(key)), department: null };
+    },
+    unitById,
+  };
+}
+
+/** Every day from `from` to `to`, inclusive. */
+export function daysOf(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let day = from; day <= to; day = addToDay(day, { days: 1 })) out.push(day);
+  return out;
+}
+
+export const round = (value: number, decimals: number): number => {
+  const f = 10 ** decimals;
+  return Math.round(value * f) / f;
+};
+
+/** The map's value for a key, created (and stored) when missing. */
+export function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
