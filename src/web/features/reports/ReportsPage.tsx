@@ -142,6 +142,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
           selectionMode="multiple"
           selected={filters.unitIds}
           onChange={(unitIds) => set({ unitIds })}
+          noneLabel={t('reports.scope.fleet')}
           testId="report-units"
         />
         {departments.length > 0 && (
