@@ -128,6 +128,21 @@ describe('reports', () => {
     expect(await page.getByTestId('eco-row').count()).toBe(1);
     await page.getByTestId('eco-chart').waitFor();
 
+    // Schedule the eco report monthly to an address: a wrong address is refused in place, a right one saved and listed.
+    await page.getByTestId('report-schedule').click();
+    const dialog = page.getByRole('dialog', { name: 'Schemalägg Sparsam körning' });
+    await dialog.getByTestId('schedule-emails').fill('chef@example');
+    await dialog.getByTestId('schedule-save').click();
+    expect(await dialog.getByTestId('schedule-error').textContent()).toBe('Ogiltig e-postadress: chef@example');
+    await dialog.getByTestId('schedule-emails').fill('chef@example.com');
+    await dialog.getByTestId('schedule-save').click();
+    expect(await dialog.getByTestId('schedule-saved').textContent()).toBe('Rapporten skickas varje månad.');
+    await eventually(() => dialog.getByTestId('schedule-list').getByRole('listitem').count(), 1);
+    const [schedule] = await suite.server.database.rows<{ kind: string; frequency: string }>(sql`select kind, frequency from report_schedules where account_id = ${account.accountId}`);
+    expect(schedule).toEqual({ kind: 'eco', frequency: 'monthly' });
+    await expectAccessible(page, 'reports schedule dialog');
+    await dialog.getByRole('button', { name: 'Stäng' }).click();
+
     // Phone width: nothing sticks out sideways, the chart fits, and the screen stays accessible.
     const phone = await suite.newPage(PHONE);
     await signIn(phone, account);
@@ -162,6 +177,9 @@ describe('reports', () => {
     await page.goto('/user/reports/eco');
     await page.getByRole('heading', { name: 'Rapporter', level: 1 }).waitFor();
     expect(await tabNames(page)).toContain('Sparsam körning');
+    // The whole fleet's eco report leaves the locked car out, and says so.
+    await page.getByTestId('eco-ranking').waitFor();
+    expect(await page.getByTestId('report-excluded').textContent()).toBe('1 låst förmåns- eller privatbil som du inte har åtkomst till ingår inte i rapporten.');
 
     // Choosing the locked car narrows the reports to the two the colleague may see, and says why.
     await page.getByTestId('report-units-open').click();

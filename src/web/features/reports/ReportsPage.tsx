@@ -74,7 +74,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
 
   const rangeError = filters.from && filters.to && filters.to < filters.from ? t('reports.rangeOrder') : null;
   const query = useReport<unknown>(kind, filters, allowed && rangeError === null && units.isSuccess);
-  const data = query.data as { from?: string; to?: string } | undefined;
+  const data = query.data as { from?: string; to?: string; excludedLockedUnits?: number } | undefined;
   // The server's default period is shown in the pickers once it has answered.
   useEffect(() => {
     if (!data?.from || !data.to || filters.from !== undefined) return;
@@ -213,6 +213,11 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
         )}
       </div>
       <DownloadProgress download={download} />
+      {allowed && (data?.excludedLockedUnits ?? 0) > 0 && (
+        <p className="report-hint" data-testid="report-excluded">
+          {t('reports.excludedLocked', { count: data?.excludedLockedUnits ?? 0 })}
+        </p>
+      )}
 
       <div className="report-body" data-testid="report-body">
         {body}

@@ -77,7 +77,7 @@ export function ScheduleDialog({ kind, filters, isOpen, onClose }: { kind: Sched
         recipientEmails: addresses,
         active: true,
       });
-      setSaved(t('reports.schedule.saved', { frequency: t(`reports.schedule.frequency.${frequency}`) }));
+      setSaved(t(`reports.schedule.saved.${frequency}`));
       setEmails('');
       setUserIds([]);
     } catch (failure) {
