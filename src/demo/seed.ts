@@ -418,6 +418,27 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
       }
     }
     // --- end of alarms ---
+    // --- Reports: the first demo car is a benefit car held by Anna (a plug-in hybrid Volvo V60 bought in 2024), with
+    // its fuel and CO2, so the reports screen has a benefit value, fuel and CO2 to show; the others keep their defaults.
+    {
+      const first = devices[0];
+      const [anna] = await query<{ id: number }>(`SELECT id FROM users WHERE account_id = $1 AND role = 'admin' ORDER BY id LIMIT 1`, [accountId]);
+      if (first && anna) {
+        await query(
+          `UPDATE units SET car_usage = 'benefit', fuel_type = 'petrol', fuel_consumption_per_10km = 0.45, co2_g_per_km = 22,
+                            fuel_payer = 'company'
+           WHERE id = $1`,
+          [first.unitId],
+        );
+        await query(
+          `INSERT INTO benefit_cars (unit_id, account_id, powertrain, list_price, extra_equipment, first_registered, vehicle_tax, holder_user_id)
+           VALUES ($1, $2, 'plugInHybrid', 589000, 24000, '2024-03-15', 360, $3)
+           ON CONFLICT (unit_id) DO NOTHING`,
+          [first.unitId, accountId, anna.id],
+        );
+      }
+    }
+    // --- end of reports ---
     // Free IMEIs in stock for trying the registration wizard.
     for (let spare = 0; spare < 5; spare++) {
       await query(`INSERT INTO tracker_stock (imei, subsite_id) VALUES ($1, NULL) ON CONFLICT (imei) DO NOTHING`, [
