@@ -418,27 +418,35 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
       }
     }
     // --- end of alarms ---
-    // --- Reports: the first demo car is a benefit car held by Anna (a plug-in hybrid Volvo V60 bought in 2024), with
-    // its fuel and CO2, so the reports screen has a benefit value, fuel and CO2 to show; the others keep their defaults.
-    {
-      const first = devices[0];
-      const [anna] = await query<{ id: number }>(`SELECT id FROM users WHERE account_id = $1 AND role = 'admin' ORDER BY id LIMIT 1`, [accountId]);
-      if (first && anna) {
+    // --- Benefit value and reimbursement (spec §1 reports): the first Volvo is Anna's petrol benefit car, the first Tesla
+    // Erik's electric benefit car (the environmental reduction applies), the first RAV4 Erik's own car driven on business
+    // at 30 kr/mil. Created once; units already given another use keep it.
+    const [benefitSeeded] = await query('SELECT 1 FROM benefit_cars WHERE account_id = $1 LIMIT 1', [accountId]);
+    if (!benefitSeeded) {
+      const cars: Array<{ unit: number; usage: 'benefit' | 'private'; fuel: string; consumption: number; co2: number; payer: 'company' | 'private'; reimbursement: number | null;
+        holder: 'admin' | 'driver'; powertrain: string; listPrice: number | null; equipment: number; firstRegistered: string | null; vehicleTax: number }> = [
+        { unit: 0, usage: 'benefit', fuel: 'petrol', consumption: 0.68, co2: 154, payer: 'company', reimbursement: null, holder: 'admin', powertrain: 'combustion', listPrice: 489_900, equipment: 24_500, firstRegistered: '2023-04-12', vehicleTax: 1_686 },
+        { unit: 4, usage: 'benefit', fuel: 'electricity', consumption: 1.7, co2: 0, payer: 'private', reimbursement: 9.5, holder: 'driver', powertrain: 'electric', listPrice: 559_990, equipment: 0, firstRegistered: '2024-02-01', vehicleTax: 360 },
+        { unit: 2, usage: 'private', fuel: 'petrol', consumption: 0.72, co2: 163, payer: 'private', reimbursement: 30, holder: 'driver', powertrain: 'hybrid', listPrice: null, equipment: 0, firstRegistered: null, vehicleTax: 0 },
+      ];
+      for (const car of cars) {
+        // Only demo vehicles (the list ends with the boat), and only those this install has.
+        if (car.unit >= config.DEMO_VEHICLES) continue;
+        const unitId = devices[car.unit]!.unitId;
         await query(
-          `UPDATE units SET car_usage = 'benefit', fuel_type = 'petrol', fuel_consumption_per_10km = 0.45, co2_g_per_km = 22,
-                            fuel_payer = 'company'
-           WHERE id = $1`,
-          [first.unitId],
+          `UPDATE units SET car_usage = $2, fuel_type = $3, fuel_consumption_per_10km = $4, co2_g_per_km = $5, fuel_payer = $6, reimbursement_per_10km = $7
+           WHERE id = $1 AND car_usage = 'none'`,
+          [unitId, car.usage, car.fuel, car.consumption, car.co2, car.payer, car.reimbursement],
         );
         await query(
           `INSERT INTO benefit_cars (unit_id, account_id, powertrain, list_price, extra_equipment, first_registered, vehicle_tax, holder_user_id)
-           VALUES ($1, $2, 'plugInHybrid', 589000, 24000, '2024-03-15', 360, $3)
+           SELECT $1, $2, $3, $4, $5, $6::date, $7, u.id FROM users u WHERE u.account_id = $2 AND u.email = $8
            ON CONFLICT (unit_id) DO NOTHING`,
-          [first.unitId, accountId, anna.id],
+          [unitId, accountId, car.powertrain, car.listPrice, car.equipment, car.firstRegistered, car.vehicleTax, car.holder === 'admin' ? email : `driver.${email}`],
         );
       }
     }
-    // --- end of reports ---
+    // --- end of benefit value and reimbursement ---
     // Free IMEIs in stock for trying the registration wizard.
     for (let spare = 0; spare < 5; spare++) {
       await query(`INSERT INTO tracker_stock (imei, subsite_id) VALUES ($1, NULL) ON CONFLICT (imei) DO NOTHING`, [

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { demoImei, seedDemo } from '../../src/demo/seed';
 import { demoEnabled, loadConfig } from '../../src/lib/config';
 import type { ScheduleAnswer } from '../../src/modules/bookings/model';
+import type { BenefitReport } from '../../src/modules/reports/model';
 import { createTestApp, type TestApp } from '../support/app';
 
 let app: TestApp;
@@ -70,6 +71,13 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   const mine = await app.call<ScheduleAnswer>('GET', '/api/car-schedule/month?month=2026-03&mine=true', { token: driverToken });
   expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).every((booking) => booking.Mine)).toBe(true);
   expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).length).toBeGreaterThan(5);
+  // Benefit value and reimbursement: Anna's petrol benefit car is valued this year without problems; the RAV4 is a private car.
+  const benefit = await app.call<BenefitReport>('GET', '/api/reports/benefit', { token });
+  expect(benefit.status).toBe(200);
+  const volvo = benefit.body.data!.cars.find((car) => car.unitId === devices[0]!.unitId)!;
+  expect(volvo).toMatchObject({ carUsage: 'benefit', currency: 'SEK', problems: [], holder: { name: 'Anna Demo' } });
+  expect(volvo.benefitValue).toBeGreaterThan(0);
+  expect(benefit.body.data!.cars.find((car) => car.unitId === devices[2]!.unitId)?.carUsage).toBe('private');
 });
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {

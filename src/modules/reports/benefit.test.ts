@@ -163,9 +163,32 @@ describe('GET /api/reports/benefit', () => {
     expect(car.employerContributions).toBe(6_345);
   });
 
+  test('UK: AMAP across the 10 000-mile step counts the miles earlier in the tax year; a benefit car pro-rated by days across 6 April', async () => {
+    const own = await addUnit(app, owner.accountId, '356307042498006', 'London Ford', { registrationNumber: 'LD25ABC' });
+    await setUnit(own, { usage: 'private', consumption: 0.6, co2: 130, payer: 'private' });
+    await app.call('PUT', `/api/reports/benefit/cars/${own}`, { token, body: { country: 'GB' } });
+    await addTrip(own, '2025-05-01T08:00:00Z', 9_000 * 1.609344, 'business', secondAdmin.userId);
+    await addTrip(own, '2026-01-20T08:00:00Z', 2_000 * 1.609344, 'business', secondAdmin.userId);
+    const data = (await report(`unitIds=${own}&from=2026-01-01&to=2026-01-31`)).body.data!;
+    expect(data.reimbursements).toEqual([
+      expect.objectContaining({ kind: 'ownCar', country: 'GB', currency: 'GBP', businessMiles: 2_000, milesBeforePeriod: 9_000, paid: 700, taxFree: 700, taxable: 0 }),
+    ]);
+
+    const company = await addUnit(app, owner.accountId, '356307042498007', 'London Golf', { registrationNumber: 'LD25XYZ' });
+    await setUnit(company, { usage: 'benefit', consumption: 0.6, co2: 120, payer: 'company' });
+    await app.call('PUT', `/api/reports/benefit/cars/${company}`, { token, body: { country: 'GB', listPrice: 40_000 } });
+    const car = (await report(`unitIds=${company}&from=2026-03-01&to=2026-04-30`)).body.data!;
+    const row = car.cars[0]!;
+    // 30 % in 2025/26; 2026/27 keeps 2025/26's percentage from 75 g (the frozen bands): 40 000 × 30 % × 61 / 365.
+    expect(row.months.map((month) => month.value)).toEqual([1_019.18, 986.3]);
+    expect(row.benefitValue).toBe(2_005.48);
+    expect(row.employerContributions).toBe(300.82);
+    expect(car.parameters.find((parameter) => parameter.year === 2026 && parameter.key === 'ap.frozenFromG')).toMatchObject({ verified: false });
+  });
+
   test('the fleet: every benefit and private car, narrowed by a driver', async () => {
     const fleet = (await report('from=2026-01-01&to=2026-01-31')).body.data!;
-    expect(fleet.cars.map((car) => car.unitName).sort()).toEqual(['Kia EV6', 'Locked Golf', 'Old Saab', 'Oslo van', 'Own Volvo']);
+    expect(fleet.cars.map((car) => car.unitName).sort()).toEqual(['Kia EV6', 'Locked Golf', 'London Ford', 'London Golf', 'Old Saab', 'Oslo van', 'Own Volvo']);
     const driver = (await report(`from=2026-01-01&to=2026-01-31&driverId=${owner.userId}`)).body.data!;
     expect(driver.cars.map((car) => car.unitName).sort()).toEqual(['Kia EV6', 'Locked Golf', 'Own Volvo']);
   });

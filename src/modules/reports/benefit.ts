@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { AppError, fieldError, forbidden } from '../../lib/http';
+import { AppError, fieldError, forbidden, notFound } from '../../lib/http';
 import type { Platform } from '../../lib/platform';
 import { addToDay, dayOf, startOfDay } from '../../lib/time';
 import { accountDirectory, userDirectory } from '../accounts/views';
@@ -243,6 +243,8 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
     async report(actor: Actor, query: BenefitQuery): Promise<BenefitReport> {
       const timeZone = actor.timezone || 'Europe/Stockholm';
       const range = resolveBenefitRange(query, dayOf(platform.clock.now(), timeZone));
+      // Another account's driver is a 404 like a missing one.
+      if (query.driverId !== undefined && !(await userNamesOf(actor.accountId, [query.driverId])).has(query.driverId)) throw notFound('reports.benefit.driverNotFound');
 
       // The units: named ones (404 for others', §6 allows the benefit report for locked cars), else the fleet.
       let views: UnitView[];
