@@ -78,6 +78,14 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   expect(volvo).toMatchObject({ carUsage: 'benefit', currency: 'SEK', problems: [], holder: { name: 'Anna Demo' } });
   expect(volvo.benefitValue).toBeGreaterThan(0);
   expect(benefit.body.data!.cars.find((car) => car.unitId === devices[2]!.unitId)?.carUsage).toBe('private');
+  // Scheduled reports: a weekly summary to Anna and a monthly CO2 report, due next Monday and on 1 April at 06:00 Stockholm time.
+  const schedules = await app.call<{ schedules: Array<{ name: string; kind: string; frequency: string; nextRunAt: string }> }>('GET', '/api/reports/schedules', { token });
+  expect(schedules.body.data!.schedules.map((s) => [s.kind, s.frequency, s.nextRunAt])).toEqual([
+    ['co2', 'monthly', '2026-04-01T04:00:00.000Z'],
+    ['summary', 'weekly', '2026-03-09T05:00:00.000Z'],
+  ]);
+  const summary = await app.call<{ units: unknown[] }>('GET', '/api/reports/summary', { token });
+  expect(summary.body.data!.units.length).toBe(5);
 });
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {

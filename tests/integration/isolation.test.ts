@@ -736,6 +736,41 @@ const benefitCases: IsolationCase[] = [
   },
 ];
 // --- end of benefit value and reimbursement ---
+// --- fleet reports and scheduled reports: B's unit, driver and schedule (set up in the reports beforeAll at the end) ---
+const reports = { bScheduleId: 0 };
+const scheduleBody = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Hijacked schedule',
+  kind: 'summary',
+  scope: { groupBy: 'vehicle' },
+  frequency: 'weekly',
+  format: 'csv',
+  recipientEmails: ['eve@example.com'],
+  ...overrides,
+});
+const reportCases: IsolationCase[] = [
+  ...(['summary', 'eco', 'fuel', 'co2', 'environment'] as const).flatMap((kind): IsolationCase[] => [
+    { endpoint: `GET /api/reports/${kind}`, call: (token) => app.call('GET', `/api/reports/${kind}?unitIds=${b.unitId}`, { token }), statuses: [404] },
+    { endpoint: `GET /api/reports/${kind}`, call: (token) => app.call('GET', `/api/reports/${kind}?driverId=${b.userId}`, { token }), statuses: [404] },
+  ]),
+  { endpoint: 'GET /api/reports/schedules/{id}', call: (token) => app.call('GET', `/api/reports/schedules/${reports.bScheduleId}`, { token }), statuses: [404] },
+  {
+    endpoint: 'PUT /api/reports/schedules/{id}',
+    call: (token) => app.call('PUT', `/api/reports/schedules/${reports.bScheduleId}`, { token, body: scheduleBody() }),
+    statuses: [404],
+  },
+  { endpoint: 'DELETE /api/reports/schedules/{id}', call: (token) => app.call('DELETE', `/api/reports/schedules/${reports.bScheduleId}`, { token }), statuses: [404] },
+  {
+    endpoint: 'POST /api/reports/schedules',
+    call: (token) => app.call('POST', '/api/reports/schedules', { token, body: scheduleBody({ scope: { unitIds: [b.unitId], groupBy: 'vehicle' } }) }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'POST /api/reports/schedules',
+    call: (token) => app.call('POST', '/api/reports/schedules', { token, body: scheduleBody({ recipientUserIds: [b.userId] }) }),
+    statuses: [422],
+  },
+];
+// --- end of reports ---
 
 const cases: IsolationCase[] = [
   {
@@ -842,6 +877,7 @@ const cases: IsolationCase[] = [
   ...receiverCases,
   ...bookingCases,
   ...benefitCases,
+  ...reportCases,
 ];
 
 /** Parameter and body field names that name an object of some account. Sub-site ids select a brand, not a tenant. */
@@ -1269,4 +1305,19 @@ beforeAll(async () => {
   });
   expect(started.status).toBe(200);
   bulkJobs.bJobId = started.body.data!.id;
+});
+
+// --- reports: B's scheduled report ---
+beforeAll(async () => {
+  const created = await app.call<{ id: number }>('POST', '/api/reports/schedules', { token: bToken, body: scheduleBody({ name: 'B weekly' }) });
+  expect(created.status).toBe(200);
+  reports.bScheduleId = created.body.data!.id;
+});
+
+describe("reports: B's scheduled report", () => {
+  test('after every case above, B’s schedule is as it was and A scheduled nothing', async () => {
+    const rows = await app.database.query<{ name: string; account_id: number }>('SELECT name, account_id FROM report_schedules WHERE id = $1', [reports.bScheduleId]);
+    expect(rows).toEqual([{ name: 'B weekly', account_id: b.accountId }]);
+    expect(await app.database.query('SELECT 1 FROM report_schedules WHERE account_id = $1', [a.accountId])).toEqual([]);
+  });
 });

@@ -308,10 +308,10 @@ const security = [{ bearer: [] }];
 export function reportScheduleRoutes(schedules: ReportSchedules, auth: AuthService) {
   return new Elysia({ prefix: '/api/reports/schedules', tags: ['reports'] })
     .use(authGuard(auth))
-    .get('/', async ({ actor }) => ok(await schedules.list(requireActor(actor))), {
+    .get('', async ({ actor }) => ok(await schedules.list(requireActor(actor))), {
       detail: { summary: "Scheduled reports of the caller's account (an ordinary user: their own)", security },
     })
-    .post('/', async ({ actor, body }) => ok(await schedules.create(requireActor(actor), body)), {
+    .post('', async ({ actor, body }) => ok(await schedules.create(requireActor(actor), body)), {
       body: scheduleInputSchema,
       detail: { summary: 'Schedules a report: kind, scope, weekly or monthly, format and recipients (users of the account and/or e-mail addresses)', security },
     })

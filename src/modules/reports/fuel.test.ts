@@ -1,0 +1,35 @@
+import { describe, expect, test } from 'bun:test';
+import { CO2_FACTORS, co2Factor } from './co2';
+import { analyseFuelLevels, REFUEL_MIN_RISE } from './fuel';
+
+const reading = (minute: number, level: number, speedKmh = 0) => ({ t: minute * 60_000, level, speedKmh, lat: 59, lon: 18 });
+
+describe('analyseFuelLevels', () => {
+  test('falls are used fuel; a rise while standing is a refuel', () => {
+    const result = analyseFuelLevels([reading(0, 50, 60), reading(10, 45, 60), reading(20, 40, 0), reading(21, 55), reading(22, 70), reading(30, 68, 50)]);
+    expect(result.used).toBe(12);
+    expect(result.refuels).toEqual([{ t: 22 * 60_000, before: 40, after: 70, lat: 59, lon: 18 }]);
+  });
+
+  test('a rise below the minimum, or while driving, is no refuel; sensor noise is not counted as use', () => {
+    const small = analyseFuelLevels([reading(0, 40), reading(1, 40 + REFUEL_MIN_RISE - 1), reading(2, 44.2)]);
+    expect(small.refuels).toEqual([]);
+    const driving = analyseFuelLevels([reading(0, 40, 80), reading(1, 50, 80)]);
+    expect(driving.refuels).toEqual([]);
+    expect(analyseFuelLevels([reading(0, 40), reading(1, 39.9), reading(2, 40), reading(3, 39.8)]).used).toBe(0);
+  });
+});
+
+describe('co2Factor', () => {
+  test('per fuel, country and year, the newest not after the year; none for gas', () => {
+    expect(co2Factor('diesel', 'NO', 2026)).toMatchObject({ kgPerUnit: 2.66, year: 2021, basis: 'ttw-fossil' });
+    expect(co2Factor('petrol', 'SE', 2026)).toMatchObject({ kgPerUnit: 2.31 });
+    // Before the first year known: the oldest factor.
+    expect(co2Factor('petrol', 'NO', 2019)).toMatchObject({ year: 2021 });
+    expect(co2Factor('gas', 'SE', 2026)).toBeNull();
+    expect(co2Factor(null, 'SE', 2026)).toBeNull();
+    const later = [...CO2_FACTORS, { ...CO2_FACTORS[0]!, year: 2026, kgPerUnit: 2.1, basis: 'ttw-blend' as const }];
+    expect(co2Factor('petrol', 'SE', 2026, later)).toMatchObject({ kgPerUnit: 2.1, basis: 'ttw-blend' });
+    expect(co2Factor('petrol', 'SE', 2025, later)).toMatchObject({ kgPerUnit: 2.31 });
+  });
+});
