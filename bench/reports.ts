@@ -110,11 +110,13 @@ const cases: Array<{ name: string; path: string; target: number }> = [
   { name: 'eco ranking (drivers)', path: `/api/reports/eco?${period}&groupBy=driver`, target: 2000 },
   { name: 'eco ranking PDF', path: `/api/reports/eco?${period}&groupBy=driver&format=pdf`, target: 5000 },
 ];
-// The benefit report, where the product has it: one benefit car's year.
+// The benefit report of the whole fleet, where the product has it: every fifth car a benefit car, with its drivers' trips.
 if (api.routes.some((route) => route.path === '/api/reports/benefit')) {
-  await database.query(`UPDATE units SET car_usage = 'benefit' WHERE id = $1`, [unitIds[0]]);
-  cases.push({ name: 'benefit report', path: `/api/reports/benefit?unitId=${unitIds[0]}&${period}`, target: 2000 });
-  cases.push({ name: 'benefit report PDF', path: `/api/reports/benefit?unitId=${unitIds[0]}&${period}&format=pdf`, target: 5000 });
+  await database.query(`UPDATE units SET car_usage = 'benefit', fuel_payer = 'company' WHERE account_id = $1 AND id % 5 = 0`, [accountId]);
+  // It counts whole months: the last twelve, this one included.
+  const months = `from=${addToDay(`${today.slice(0, 8)}01`, { months: -11 })}&to=${today}`;
+  cases.push({ name: 'benefit report', path: `/api/reports/benefit?${months}`, target: 2000 });
+  cases.push({ name: 'benefit report PDF', path: `/api/reports/benefit/export?${months}&format=pdf`, target: 5000 });
 }
 
 console.log('');

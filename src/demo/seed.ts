@@ -418,6 +418,23 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
       }
     }
     // --- end of alarms ---
+    // --- Scheduled reports: a weekly fleet summary (PDF) to Anna and a monthly CO2 report (CSV) to the finance
+    // address, due next Monday and the next 1st at 06:00 Stockholm time. Created once.
+    const [scheduled] = await query('SELECT 1 FROM report_schedules WHERE account_id = $1 LIMIT 1', [accountId]);
+    if (!scheduled) {
+      const [anna] = await query<{ id: number }>('SELECT id FROM users WHERE account_id = $1 AND email = $2', [accountId, email]);
+      if (anna) {
+        await query(
+          `INSERT INTO report_schedules (account_id, created_by, name, kind, scope, frequency, format, recipient_user_ids, recipient_emails, next_run_at)
+           VALUES ($1, $2, 'Veckosammanställning', 'summary', '{"groupBy":"vehicle"}', 'weekly', 'pdf', ARRAY[$2::int], '{}',
+                   (date_trunc('week', $3::timestamptz AT TIME ZONE 'Europe/Stockholm') + interval '7 days 6 hours') AT TIME ZONE 'Europe/Stockholm'),
+                  ($1, $2, 'CO2 per månad', 'co2', '{"groupBy":"vehicle"}', 'monthly', 'csv', '{}', ARRAY['ekonomi@demo-fleet.example'],
+                   (date_trunc('month', $3::timestamptz AT TIME ZONE 'Europe/Stockholm') + interval '1 month 6 hours') AT TIME ZONE 'Europe/Stockholm')`,
+          [accountId, anna.id, platform.clock.now().toISOString()],
+        );
+      }
+    }
+    // --- end of scheduled reports ---
     // --- Benefit value and reimbursement (spec §1 reports): the first Volvo is Anna's petrol benefit car, the first Tesla
     // Erik's electric benefit car (the environmental reduction applies), the first RAV4 Erik's own car driven on business
     // at 30 kr/mil. Created once; units already given another use keep it.
@@ -447,23 +464,6 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
       }
     }
     // --- end of benefit value and reimbursement ---
-    // --- Scheduled reports: a weekly fleet summary (PDF) to Anna and a monthly CO2 report (CSV) to the finance
-    // address, due next Monday and the next 1st at 06:00 Stockholm time. Created once.
-    const [scheduled] = await query('SELECT 1 FROM report_schedules WHERE account_id = $1 LIMIT 1', [accountId]);
-    if (!scheduled) {
-      const [anna] = await query<{ id: number }>('SELECT id FROM users WHERE account_id = $1 AND email = $2', [accountId, email]);
-      if (anna) {
-        await query(
-          `INSERT INTO report_schedules (account_id, created_by, name, kind, scope, frequency, format, recipient_user_ids, recipient_emails, next_run_at)
-           VALUES ($1, $2, 'Veckosammanställning', 'summary', '{"groupBy":"vehicle"}', 'weekly', 'pdf', ARRAY[$2::int], '{}',
-                   (date_trunc('week', $3::timestamptz AT TIME ZONE 'Europe/Stockholm') + interval '7 days 6 hours') AT TIME ZONE 'Europe/Stockholm'),
-                  ($1, $2, 'CO2 per månad', 'co2', '{"groupBy":"vehicle"}', 'monthly', 'csv', '{}', ARRAY['ekonomi@demo-fleet.example'],
-                   (date_trunc('month', $3::timestamptz AT TIME ZONE 'Europe/Stockholm') + interval '1 month 6 hours') AT TIME ZONE 'Europe/Stockholm')`,
-          [accountId, anna.id, platform.clock.now().toISOString()],
-        );
-      }
-    }
-    // --- end of scheduled reports ---
     // Free IMEIs in stock for trying the registration wizard.
     for (let spare = 0; spare < 5; spare++) {
       await query(`INSERT INTO tracker_stock (imei, subsite_id) VALUES ($1, NULL) ON CONFLICT (imei) DO NOTHING`, [

@@ -71,13 +71,6 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   const mine = await app.call<ScheduleAnswer>('GET', '/api/car-schedule/month?month=2026-03&mine=true', { token: driverToken });
   expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).every((booking) => booking.Mine)).toBe(true);
   expect(mine.body.data!.BookingSchedules.flatMap((vehicle) => vehicle.Schedule).length).toBeGreaterThan(5);
-  // Benefit value and reimbursement: Anna's petrol benefit car is valued this year without problems; the RAV4 is a private car.
-  const benefit = await app.call<BenefitReport>('GET', '/api/reports/benefit', { token });
-  expect(benefit.status).toBe(200);
-  const volvo = benefit.body.data!.cars.find((car) => car.unitId === devices[0]!.unitId)!;
-  expect(volvo).toMatchObject({ carUsage: 'benefit', currency: 'SEK', problems: [], holder: { name: 'Anna Demo' } });
-  expect(volvo.benefitValue).toBeGreaterThan(0);
-  expect(benefit.body.data!.cars.find((car) => car.unitId === devices[2]!.unitId)?.carUsage).toBe('private');
   // Scheduled reports: a weekly summary to Anna and a monthly CO2 report, due next Monday and on 1 April at 06:00 Stockholm time.
   const schedules = await app.call<{ schedules: Array<{ name: string; kind: string; frequency: string; nextRunAt: string }> }>('GET', '/api/reports/schedules', { token });
   expect(schedules.body.data!.schedules.map((s) => [s.kind, s.frequency, s.nextRunAt])).toEqual([
@@ -86,6 +79,13 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   ]);
   const summary = await app.call<{ units: unknown[] }>('GET', '/api/reports/summary', { token });
   expect(summary.body.data!.units.length).toBe(5);
+  // Benefit value and reimbursement: Anna's petrol benefit car is valued this year without problems; the RAV4 is a private car.
+  const benefit = await app.call<BenefitReport>('GET', '/api/reports/benefit', { token });
+  expect(benefit.status).toBe(200);
+  const volvo = benefit.body.data!.cars.find((car) => car.unitId === devices[0]!.unitId)!;
+  expect(volvo).toMatchObject({ carUsage: 'benefit', currency: 'SEK', problems: [], holder: { name: 'Anna Demo' } });
+  expect(volvo.benefitValue).toBeGreaterThan(0);
+  expect(benefit.body.data!.cars.find((car) => car.unitId === devices[2]!.unitId)?.carUsage).toBe('private');
 });
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {

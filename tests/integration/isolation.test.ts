@@ -704,38 +704,6 @@ const bookingCases: IsolationCase[] = [
 ];
 // --- end of bookings ---
 
-// --- benefit value and reimbursement: B's unit, department and driver named by A ---
-const benefitCases: IsolationCase[] = [
-  { endpoint: 'GET /api/reports/benefit', call: (token) => app.call('GET', `/api/reports/benefit?unitIds=${b.unitId}&from=2026-01-01&to=2026-01-31`, { token }), statuses: [404] },
-  { endpoint: 'GET /api/reports/benefit', call: (token) => app.call('GET', `/api/reports/benefit?driverId=${b.userId}&from=2026-01-01&to=2026-01-31`, { token }), statuses: [404] },
-  {
-    endpoint: 'GET /api/reports/benefit',
-    call: (token) => app.call('GET', `/api/reports/benefit?departmentId=${bUnits.departmentId}&from=2026-01-01&to=2026-01-31`, { token }),
-    statuses: [404, 422],
-  },
-  {
-    endpoint: 'GET /api/reports/benefit/export',
-    call: (token) => app.call('GET', `/api/reports/benefit/export?unitIds=${b.unitId}&from=2026-01-01&to=2026-01-31&format=csv`, { token }),
-    statuses: [404],
-  },
-  {
-    endpoint: 'GET /api/reports/benefit/export',
-    call: (token) => app.call('GET', `/api/reports/benefit/export?driverId=${b.userId}&format=csv`, { token }),
-    statuses: [404],
-  },
-  { endpoint: 'GET /api/reports/benefit/cars/{unitId}', call: (token) => app.call('GET', `/api/reports/benefit/cars/${b.unitId}`, { token }), statuses: [404] },
-  {
-    endpoint: 'PUT /api/reports/benefit/cars/{unitId}',
-    call: (token) => app.call('PUT', `/api/reports/benefit/cars/${b.unitId}`, { token, body: { listPrice: 1 } }),
-    statuses: [403, 404],
-  },
-  {
-    endpoint: 'PUT /api/reports/benefit/cars/{unitId}',
-    call: (token) => app.call('PUT', `/api/reports/benefit/cars/${a.unitId}`, { token, body: { holderUserId: b.userId } }),
-    statuses: [403, 422],
-  },
-];
-// --- end of benefit value and reimbursement ---
 // --- fleet reports and scheduled reports: B's unit, driver and schedule (set up in the reports beforeAll at the end) ---
 const reports = { bScheduleId: 0 };
 const scheduleBody = (overrides: Record<string, unknown> = {}) => ({
@@ -771,6 +739,38 @@ const reportCases: IsolationCase[] = [
   },
 ];
 // --- end of reports ---
+// --- benefit value and reimbursement: B's unit, department and driver named by A ---
+const benefitCases: IsolationCase[] = [
+  { endpoint: 'GET /api/reports/benefit', call: (token) => app.call('GET', `/api/reports/benefit?unitIds=${b.unitId}&from=2026-01-01&to=2026-01-31`, { token }), statuses: [404] },
+  { endpoint: 'GET /api/reports/benefit', call: (token) => app.call('GET', `/api/reports/benefit?driverId=${b.userId}&from=2026-01-01&to=2026-01-31`, { token }), statuses: [404] },
+  {
+    endpoint: 'GET /api/reports/benefit',
+    call: (token) => app.call('GET', `/api/reports/benefit?departmentId=${bUnits.departmentId}&from=2026-01-01&to=2026-01-31`, { token }),
+    statuses: [404, 422],
+  },
+  {
+    endpoint: 'GET /api/reports/benefit/export',
+    call: (token) => app.call('GET', `/api/reports/benefit/export?unitIds=${b.unitId}&from=2026-01-01&to=2026-01-31&format=csv`, { token }),
+    statuses: [404],
+  },
+  {
+    endpoint: 'GET /api/reports/benefit/export',
+    call: (token) => app.call('GET', `/api/reports/benefit/export?driverId=${b.userId}&format=csv`, { token }),
+    statuses: [404],
+  },
+  { endpoint: 'GET /api/reports/benefit/cars/{unitId}', call: (token) => app.call('GET', `/api/reports/benefit/cars/${b.unitId}`, { token }), statuses: [404] },
+  {
+    endpoint: 'PUT /api/reports/benefit/cars/{unitId}',
+    call: (token) => app.call('PUT', `/api/reports/benefit/cars/${b.unitId}`, { token, body: { listPrice: 1 } }),
+    statuses: [403, 404],
+  },
+  {
+    endpoint: 'PUT /api/reports/benefit/cars/{unitId}',
+    call: (token) => app.call('PUT', `/api/reports/benefit/cars/${a.unitId}`, { token, body: { holderUserId: b.userId } }),
+    statuses: [403, 422],
+  },
+];
+// --- end of benefit value and reimbursement ---
 
 const cases: IsolationCase[] = [
   {
@@ -876,8 +876,8 @@ const cases: IsolationCase[] = [
   ...userAdminCases,
   ...receiverCases,
   ...bookingCases,
-  ...benefitCases,
   ...reportCases,
+  ...benefitCases,
 ];
 
 /** Parameter and body field names that name an object of some account. Sub-site ids select a brand, not a tenant. */

@@ -71,7 +71,7 @@ export function createFleetReports(deps: FleetReportDeps) {
     const timeZone = reportTimeZone(requestTimeZone);
     const now = clock.now();
     const period = resolvePeriod(query, now, timeZone, kind);
-    const scope = await source.scope(actor, query, { allowLocked: kind === 'summary' });
+    const scope = await source.scope(actor, query, kind);
     const noDriver = translate(language, 'reports.noDriver');
     const noDepartment = translate(language, 'reports.noDepartment');
     const dayOfInstant = (ms: number) => dayOf(new Date(ms), timeZone);
@@ -126,7 +126,7 @@ export function createFleetReports(deps: FleetReportDeps) {
     /** The scope of a schedule checked as the report would (its units the caller's, a locked car refused). */
     async checkScope(actor: Actor, kind: ReportKind, scope: ReportScope): Promise<void> {
       requireReader(actor);
-      await source.scope(actor, scope, { allowLocked: kind === 'summary' });
+      await source.scope(actor, scope, kind);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { FuelType } from '../accounts/model';
 import type { Actor } from '../auth/model';
 import type { TripType } from '../trips/model';
 import type { UnitService } from '../units/service';
+import { fleetReportUnits, reportShowsUnit } from './benefit-access';
 import {
   type EcoSensitivity,
   REPORT_MAX_MONTHS,
@@ -96,9 +97,9 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
      * The units a report covers. Units named by id must be the caller's visible units (another account's or an unseen
      * unit is 404); a department must be the account's. Locked benefit/private cars the caller has no access to are
      * left out of a fleet or department report and counted; named explicitly they are 403 (spec §6: only benefit value
-     * and summary reports), unless `allowLocked` (the summary report).
+     * and summary reports; the check is benefit-access.ts's, shared by every report).
      */
-    async scope(actor: Actor, scope: Omit<ReportScope, 'groupBy'> & { groupBy?: ReportGrouping }, options: { allowLocked: boolean }): Promise<ResolvedScope> {
+    async scope(actor: Actor, scope: Omit<ReportScope, 'groupBy'> & { groupBy?: ReportGrouping }, kind: ReportKind): Promise<ResolvedScope> {
       const visible = await units.list(actor);
       if (scope.departmentId !== undefined) {
         const [department] = await database.query('SELECT id FROM department_directory WHERE id = $1 AND account_id = $2', [scope.departmentId, actor.accountId]);
@@ -115,13 +116,14 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
         for (const id of new Set(scope.unitIds)) {
           const unit = byId.get(id);
           if (!unit) throw notFound('reports.scope.unitNotFound');
-          if (!unit.HasAccess && !options.allowLocked) throw forbidden('reports.scope.locked');
+          if (!reportShowsUnit(kind, unit)) throw forbidden('reports.access.locked');
           chosen.push(unit);
         }
       }
       if (scope.departmentId !== undefined) chosen = chosen.filter((unit) => unit.Department?.id === scope.departmentId);
-      const excludedLocked = options.allowLocked ? 0 : chosen.filter((unit) => !unit.HasAccess).length;
-      if (!options.allowLocked) chosen = chosen.filter((unit) => unit.HasAccess);
+      const shown = fleetReportUnits(kind, chosen);
+      const excludedLocked = chosen.length - shown.length;
+      chosen = shown;
       const ids = chosen.map((unit) => unit.ID);
       const settings = ids.length === 0
         ? []
