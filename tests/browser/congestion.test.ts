@@ -50,7 +50,7 @@ describe('congestion report', () => {
     await page.getByRole('heading', { name: 'Trängselskatt', level: 1 }).waitFor();
     // The trip log's views as tabs, this one current; the other leads back to the trips and its tabs are the same.
     const views = page.getByRole('navigation', { name: 'Körjournalens vyer' });
-    expect(await views.getByRole('link').allTextContents()).toEqual(['Resor', 'Trängselskatt']);
+    expect(await views.getByRole('link').allTextContents()).toEqual(['Resor', 'Trängselskatt', 'Rapporter']);
     expect(await views.getByRole('link', { name: 'Trängselskatt' }).getAttribute('aria-current')).toBe('page');
     await views.getByRole('link', { name: 'Resor' }).click();
     await page.waitForURL('**/user/create-triplog');

@@ -181,3 +181,33 @@ describe('screens at desktop and phone width', () => {
     await expectAccessible(page, 'change-password dialog');
   });
 });
+
+describe('reports screens at desktop and phone width', () => {
+  for (const [label, viewport] of sizes) {
+    test(`every report and the schedule dialog (${label})`, async () => {
+      const account = await suite.server.createAccount();
+      const imei = label === 'phone' ? '358100000232002' : '358100000232001';
+      await suite.server.database.rows(sql`
+        insert into units (account_id, imei, name, registration_number, fuel_type, fuel_consumption_per_10km)
+        values (${account.accountId}, ${imei}, 'Volvo V60', 'ABC123', 'diesel', 0.6)`);
+      const page = await suite.newPage(viewport);
+      await page.goto('/?subsite=0');
+      await login(page, account.email, account.password);
+      await page.waitForURL('**/user/realtime-tracking');
+      for (const report of ['summary', 'benefit', 'eco', 'fuel', 'co2', 'environment']) {
+        await page.goto(`/user/reports/${report}`);
+        await page.getByRole('heading', { name: 'Rapporter', level: 1 }).waitFor();
+        await page.getByTestId('report-totals').waitFor();
+        await page.waitForLoadState('networkidle');
+        expect(await page.getByTestId('report-error').count()).toBe(0);
+        await screenshot(page, `reports-${report}-${label}`);
+        await expectAccessible(page, `reports ${report} ${label}`);
+      }
+      await page.goto('/user/reports/summary');
+      await page.getByTestId('report-schedule').click();
+      await page.getByRole('dialog').getByTestId('schedule-emails').waitFor();
+      await screenshot(page, `reports-schedule-${label}`);
+      await expectAccessible(page, `reports schedule dialog ${label}`);
+    }, 120_000);
+  }
+});

@@ -124,6 +124,7 @@ describe('shell', () => {
     expect(await navLabels(page)).toEqual([
       'Karta',
       'Körjournal',
+      'Rapporter',
       'Geostaket',
       'Platser',
       'Enheter',

@@ -14,7 +14,7 @@ import type { CarInfoPending } from '../../modules/units/model';
 import { onCarInfoOnboarding, takeCarInfoOnboarding } from '../lib/onboarding';
 import { api, errorText } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
-import { PATHS } from '../lib/paths';
+import { PATHS, reportsPath } from '../lib/paths';
 import { clearSession, landingPath, type Session, type SessionUser, updateSessionUser, useSession } from '../lib/session';
 import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
 
@@ -37,6 +37,7 @@ function useNavEntries(session: Session): { user: NavEntry[]; admin: NavEntry[] 
   const entries: NavEntry[] = [];
   if (user.RealTimeMap) entries.push({ to: PATHS.liveMap, label: t('nav.map'), icon: 'map' });
   entries.push({ to: PATHS.triplog, label: basicOnly ? t('nav.log') : t('nav.triplog'), icon: 'log' });
+  if (!basicOnly) entries.push({ to: reportsPath('summary'), label: t('nav.reports'), icon: 'log', alsoActiveOn: [PATHS.reports] });
   entries.push({ to: PATHS.geofences, label: t('nav.geofences'), icon: 'fence' });
   if (!basicOnly) entries.push({ to: PATHS.places, label: t('nav.places'), icon: 'place' });
   entries.push({ to: PATHS.unitList, label: t('nav.unit'), icon: 'unit', alsoActiveOn: [PATHS.unitEdit] });

@@ -4,7 +4,7 @@ import { Navigate, Outlet, Route, Routes, useNavigate } from 'react-router';
 import { LoginPage } from '../features/auth/LoginPage';
 import { NotFoundPage, StandaloneNotFoundPage } from '../components/NotFoundPage';
 import { NAVIGATE_EVENT } from '../lib/api';
-import { PATHS } from '../lib/paths';
+import { PATHS, reportsPath } from '../lib/paths';
 import { landingPath, useSession } from '../lib/session';
 import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
 
@@ -43,6 +43,7 @@ const TriplogPage = screen(() => import('../features/triplog/TriplogPage'), 'Tri
 const PlaceEditPage = screen(() => import('../features/places/PlaceEditPage'), 'PlaceEditPage');
 const PlacesPage = screen(() => import('../features/places/PlacesPage'), 'PlacesPage');
 const CongestionReportPage = screen(() => import('../features/reports/CongestionReportPage'), 'CongestionReportPage');
+const ReportsPage = screen(() => import('../features/reports/ReportsPage'), 'ReportsPage');
 const RegisterPage = screen(() => import('../features/registration/RegisterPage'), 'RegisterPage');
 const AcceptInvitationPage = screen(() => import('../features/administration/AcceptInvitationPage'), 'AcceptInvitationPage');
 const AuditLogPage = screen(() => import('../features/administration/AuditLogPage'), 'AuditLogPage');
@@ -73,7 +74,8 @@ const SCREEN_BY_PATH: Record<string, { preload: () => Promise<void> }> = {
  */
 export async function preloadStartScreen(pathname: string, signedIn: boolean): Promise<void> {
   if (!signedIn) return;
-  await Promise.all([Shell.preload(), SCREEN_BY_PATH[pathname]?.preload()]);
+  const start = SCREEN_BY_PATH[pathname] ?? (pathname.startsWith(`${PATHS.reports}/`) ? ReportsPage : undefined);
+  await Promise.all([Shell.preload(), start?.preload()]);
 }
 
 /** Shown while a screen's code loads (the first visit to it). */
@@ -196,6 +198,8 @@ export function AppRoutes() {
             <Route path={PATHS.carSchedule} element={<CarScheduleRoute />} />
             <Route path={PATHS.triplog} element={<TriplogPage />} />
             <Route path={PATHS.congestionReport} element={<CongestionReportPage />} />
+            <Route path={PATHS.reports} element={<Navigate to={reportsPath('summary')} replace />} />
+            <Route path={`${PATHS.reports}/:report`} element={<ReportsPage />} />
             <Route path={PATHS.unitList} element={<UnitListPage />} />
             <Route element={<PlacesRoute />}>
               <Route path={PATHS.places} element={<PlacesPage />} />

@@ -27,6 +27,8 @@ export interface UnitPickerProps {
   tabs?: readonly PickerTab[];
   testId?: string;
   isDisabled?: boolean;
+  /** What the closed picker says with nothing chosen (default "No unit chosen"; a report: "The whole fleet"). */
+  noneLabel?: string;
 }
 
 const ALL = '';
@@ -107,7 +109,7 @@ export function UnitChoice({ units, selectionMode, selected, onChange, onChosen 
  * Choosing units: searched by name, registration number or IMEI, narrowed by department and tag, one or several.
  * Further sources (Bluetooth tags) join as tabs beside the units through `tabs`.
  */
-export function UnitPicker({ label, presentation = 'popover', tabs = [], testId, isDisabled, ...choice }: UnitPickerProps) {
+export function UnitPicker({ label, presentation = 'popover', tabs = [], testId, isDisabled, noneLabel, ...choice }: UnitPickerProps) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
   const triggerId = useId();
@@ -147,7 +149,7 @@ export function UnitPicker({ label, presentation = 'popover', tabs = [], testId,
   }
 
   const names = choice.units.filter((unit) => choice.selected.includes(unit.ID)).map((unit) => unit.Name);
-  const summary = names.length === 0 ? t('unitPicker.none') : choice.selectionMode === 'single' || names.length === 1 ? names[0] : t('unitPicker.chosen', { count: names.length });
+  const summary = names.length === 0 ? (noneLabel ?? t('unitPicker.none')) : choice.selectionMode === 'single' || names.length === 1 ? names[0] : t('unitPicker.chosen', { count: names.length });
   return (
     <div className="field unit-picker" data-testid={testId}>
       <span className="field-label" id={`${triggerId}-label`}>

@@ -32,6 +32,8 @@ export const PATHS = {
   acceptInvitation: '/user/accept-invitation',
   alarmReceiver: '/administration/configure-alarm-receiver',
   alertNumbers: '/administration/configure-alert-numbers',
+  /** The reports (summary, benefit, eco, fuel, CO2, environmental): `reports/{report}` (see `reportsPath`). */
+  reports: '/user/reports',
 } as const;
 
 /** An existing place's screen. */
@@ -40,3 +42,5 @@ export const placePath = (placeId: number | string) => `${PATHS.placeEdit}/${pla
 export const geofencePath = (geofenceId: number | string) => `${PATHS.geofenceEdit}/${geofenceId}`;
 /** A unit's settings screen. */
 export const unitEditPath = (unitId: number | string) => `${PATHS.unitEdit}?id=${unitId}`;
+/** A report's screen (`summary`, `benefit`, `eco`, `fuel`, `co2`, `environmental`). */
+export const reportsPath = (report: string) => `${PATHS.reports}/${report}`;
