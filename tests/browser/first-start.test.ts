@@ -40,11 +40,6 @@ afterAll(async () => {
   await suite?.close();
 });
 
-const probe = (page: Page) => page.evaluate(() => {
-  const map = (window as unknown as { __fleetMap?: FleetMapProbe }).__fleetMap;
-  return map ? { units: map.store.units.map((unit) => ({ id: unit.id, lat: unit.lat, lon: unit.lon })), ready: map.store.loadState === 'ready', hasMap: map.map !== null } : null;
-});
-
 async function openMap(page: Page) {
   await page.goto('/?subsite=0');
   await login(page, 'demo@example.com', 'Demo-2026!');
@@ -101,7 +96,6 @@ test('the map opens with every demo vehicle in view, and "show all" brings them 
   await page.getByTestId('map-show-all').click();
   await page.waitForFunction(() => !(window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map.isMoving());
   expect(await inView()).toEqual([]);
-  void probe;
 });
 
 for (const [name, viewport] of [
