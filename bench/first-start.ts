@@ -49,6 +49,7 @@ try {
   await page.getByLabel(/^E-postadress/).fill(platform.config.DEMO_EMAIL);
   await page.getByLabel(/^Lösenord/).fill(platform.config.DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Logga in' }).click();
+  await page.waitForURL('**/user/realtime-tracking');
   const results: Array<{ longest: number; total: number; count: number }> = [];
   for (let run = 0; run < Number(values.exits ?? 3); run++) {
     await page.goto('/user/realtime-tracking');
