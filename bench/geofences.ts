@@ -17,6 +17,7 @@ import '../src/modules/geofences/events';
 import { matchBatch } from '../src/modules/geofences/matching';
 import { createCommandService } from '../src/modules/io/service';
 import { type StoredPosition, StoredBatchHooks } from '../src/modules/tracking/service';
+import { demoImei } from '../src/demo/seed';
 import { argument, benchPlatform, openBenchDatabase, percentile, seedUnits } from './support';
 
 const which = argument('db', process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL ? 'both' : 'pglite');
@@ -150,7 +151,7 @@ async function run(kind: 'pglite' | 'postgres') {
   hooks.register((query, positions) => matchBatch(query, platform.outbox, positions));
   const gateway = await startGateway(platform, createCommandService(database, platform.events, platform.clock), { teltonika: 0, gt06: 0, osmand: 0 }, { storedBatchHooks: hooks });
   const simulator = Bun.spawn(
-    ['bun', 'run', 'scripts/simulate.ts', '--devices', String(devices), '--records', String(recordsPerFrame), '--interval', String(intervalMs),
+    ['bun', 'run', 'scripts/simulate.ts', '--imei-start', demoImei(0), '--devices', String(devices), '--records', String(recordsPerFrame), '--interval', String(intervalMs),
       '--teltonika-port', String(gateway.ports.teltonika), '--gt06-port', String(gateway.ports.gt06), '--osmand-port', String(gateway.ports.osmand)],
     { stdout: 'ignore', stderr: 'inherit' },
   );

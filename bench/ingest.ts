@@ -12,6 +12,7 @@ import { SimulatedVehicle } from '../src/gateway/simulator/vehicle';
 import { normalize } from '../src/gateway/teltonika';
 import { ioToJson } from '../src/lib/tracker-record';
 import { createCommandService } from '../src/modules/io/service';
+import { demoImei } from '../src/demo/seed';
 import { argument, benchPlatform, openBenchDatabase, rssSampler, seedUnits } from './support';
 
 const kind = argument('db', process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL ? 'postgres' : 'pglite') as 'pglite' | 'postgres';
@@ -36,7 +37,7 @@ console.log(`${devices} units registered; starting the gateway and the simulator
 const commands = createCommandService(database, platform.events, platform.clock);
 const gateway = await startGateway(platform, commands, { teltonika: 0, gt06: 0, osmand: 0 });
 const simulator = Bun.spawn(
-  ['bun', 'run', 'scripts/simulate.ts', '--devices', String(devices), '--records', String(recordsPerFrame), '--interval', String(intervalMs),
+  ['bun', 'run', 'scripts/simulate.ts', '--imei-start', demoImei(0), '--devices', String(devices), '--records', String(recordsPerFrame), '--interval', String(intervalMs),
     '--teltonika-port', String(gateway.ports.teltonika), '--gt06-port', String(gateway.ports.gt06), '--osmand-port', String(gateway.ports.osmand)],
   { stdout: 'ignore', stderr: 'inherit' },
 );

@@ -8,23 +8,21 @@
  *   --speedup X          simulated seconds per real second (default 1)
  *   --host H             gateway host (default 127.0.0.1)
  *   --teltonika-port, --gt06-port, --osmand-port   gateway ports (defaults from the environment, as the portal)
- *   --register           add the trackers as units of the demo account first (needs DATABASE_URL;
- *                        with the embedded database the portal's demo already registers DEMO_VEHICLES)
+ *   --imei-start IMEI    the first IMEI (default 359990000000001: a range of the simulator's own, apart from the
+ *                        demo fleet's 350000000000001…, which the portal's demo drives itself)
+ *   --register           add the trackers as units of an account first (the configured database: PostgreSQL with
+ *                        DATABASE_URL; the embedded one only while the portal is stopped)
+ *   --account EMAIL      whose account --register adds them to (default DEMO_EMAIL)
  *
- * IMEIs are the demo fleet's: 350000000000001, 350000000000002, … Prints a line of figures every 5 s.
+ * The gateway takes positions only from registered units: register the IMEIs once (--register, or as stock with
+ * `bun run stock add` and then in the portal). Prints a line of figures every 5 s.
  */
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../src/bootstrap';
-import { demoImei, seedDemo } from '../src/demo/seed';
+import { registerSimulatedUnits, SIMULATOR_FIRST_IMEI, simulatorImeis } from '../src/demo/simulated';
 import { type SimulatedProtocol, startFleet } from '../src/gateway/simulator/fleet';
 import { loadConfig } from '../src/lib/config';
 import { migrate } from '../src/lib/db/migrate';
-import { EventBus } from '../src/lib/events';
-import { createLogger } from '../src/lib/log';
-import { systemClock } from '../src/lib/clock';
-import { JobQueue } from '../src/lib/queue';
-import { Outbox } from '../src/lib/outbox';
-import { createMailer } from '../src/lib/mail';
 
 const { values } = parseArgs({
   options: {
@@ -38,6 +36,8 @@ const { values } = parseArgs({
     'gt06-port': { type: 'string' },
     'osmand-port': { type: 'string' },
     register: { type: 'boolean', default: false },
+    'imei-start': { type: 'string', default: SIMULATOR_FIRST_IMEI },
+    account: { type: 'string' },
   },
 });
 
@@ -56,27 +56,27 @@ if (!['teltonika', 'gt06', 'osmand'].includes(protocol)) {
   process.exit(2);
 }
 const count = Math.floor(positiveNumber('devices', values.devices));
-const config = loadConfig({ ...process.env, DEMO_VEHICLES: String(count) });
+const config = loadConfig(process.env);
+let imeis: string[];
+try {
+  imeis = simulatorImeis(count, values['imei-start']);
+} catch (error) {
+  console.error(`--imei-start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+}
 
 if (values.register) {
-  if (!config.DATABASE_URL) {
-    console.error('--register needs DATABASE_URL (the embedded database belongs to the running portal)');
-    process.exit(2);
-  }
-  const log = createLogger('warn');
   const database = await openDatabase(config);
   await migrate(database);
-  const events = new EventBus(() => {});
-  await seedDemo({
-    config,
-    database,
-    log,
-    events,
-    outbox: new Outbox({ database, clock: systemClock, log }),
-    queue: new JobQueue({ database, clock: systemClock, log }),
-    clock: systemClock,
-    mailer: createMailer({ from: config.MAIL_FROM, database, log }),
-  });
+  const platform = { database };
+  try {
+    const added = await registerSimulatedUnits(platform, imeis, values.account ?? config.DEMO_EMAIL, protocol);
+    console.log(`${added} units added to the account of ${values.account ?? config.DEMO_EMAIL} (${imeis.length - added} were there)`);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    await database.close();
+    process.exit(2);
+  }
   await database.close();
 }
 
@@ -90,7 +90,7 @@ const fleet = startFleet({
     gt06: Number(values['gt06-port'] ?? config.GT06_PORT),
     osmand: Number(values['osmand-port'] ?? config.OSMAND_PORT),
   },
-  devices: Array.from({ length: count }, (_, index) => ({ imei: demoImei(index), protocol })),
+  devices: imeis.map((imei) => ({ imei, protocol })),
   intervalMs: positiveNumber('interval', values.interval),
   recordsPerFrame: Math.floor(positiveNumber('records', values.records)),
   speedup: positiveNumber('speedup', values.speedup),
@@ -103,7 +103,7 @@ const fleet = startFleet({
     if (errors <= 5) console.error(`${imei}: ${error}`);
   },
 });
-console.log(`simulating ${count} ${protocol} trackers against ${values.host}; Ctrl-C stops`);
+console.log(`simulating ${count} ${protocol} trackers (IMEI ${imeis[0]}…${imeis.at(-1)}) against ${values.host}; Ctrl-C stops`);
 const started = Date.now();
 const report = setInterval(() => {
   const seconds = (Date.now() - started) / 1000;

@@ -1,5 +1,7 @@
 import { servicesJobs, stopServices } from './app';
 import { assemble, openDatabase } from './bootstrap';
+import { completeDemoHistory, writeDemoPositions } from './demo/history';
+import { demoFleetDevices } from './demo/live';
 import { seedDemo } from './demo/seed';
 import { startGateway } from './gateway';
 import { startFleet } from './gateway/simulator/fleet';
@@ -29,12 +31,18 @@ async function main() {
   let fleet: ReturnType<typeof startFleet> | null = null;
   if (demoEnabled(config)) {
     const devices = await seedDemo(platform);
+    // The first start writes 90 days of past driving (later starts find it and add nothing); the cars drive on from
+    // where it ends while the trip log's detection makes the past trips.
+    const history = await writeDemoPositions(platform, services, devices);
+    if (history) {
+      void completeDemoHistory(platform, services, history).catch((error: unknown) => log.error('demo history not completed', { error: String(error) }));
+    }
     if (gateway && devices.length > 0) {
       // The demo vehicles report to this process's own gateway over real sockets, like real trackers.
       fleet = startFleet({
         host: '127.0.0.1',
         ports: gateway.ports,
-        devices,
+        devices: await demoFleetDevices(platform, devices),
         intervalMs: 5_000,
         onError: (imei, error) => log.debug('simulated tracker retrying', { imei, error }),
       });

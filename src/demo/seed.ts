@@ -5,6 +5,7 @@ import { CITIES, SimulatedVehicle } from '../gateway/simulator/vehicle';
 import { nearestLocality } from '../lib/geocoding';
 import { addToDay, dayOf } from '../lib/time';
 import { enqueueCheck, nextDue } from '../modules/safe-home/service';
+import { homeOf } from './routes';
 
 /** A demo tracker: its IMEI, the protocol the simulator speaks for it and what the unit is called. */
 export interface DemoDevice {
@@ -21,6 +22,8 @@ const MODELS = [
   { name: 'Tesla Model Y', model: 'FMB920', vehicleType: 'passenger_car' },
   { name: 'Volvo EC220 excavator', model: 'FMB120', vehicleType: 'heavy_equipment' },
 ] as const;
+/** The theft-mode boat's tracker (not one of the fleet's cars: it has no driving history). */
+export const DEMO_BOAT_IMEI = '350000009000001';
 const PLATE_LETTERS = 'ABCDEFGHJKLMNOPRSTUWXYZ';
 
 /** Demo IMEIs: a fixed prefix and the vehicle number, so restarts find the same units. */
@@ -79,7 +82,7 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
     }
     // --- Theft mode (spec §4): a Scout v2 boat tracker in theft mode since the demo began, its 24 h mode to return when
     // switched off. The simulator drives it, so its positions are security events (unit.theft_movement) at once.
-    const boatImei = '350000009000001';
+    const boatImei = DEMO_BOAT_IMEI;
     await query(
       `INSERT INTO tracker_stock (imei, model, protocol, subsite_id, device_kind) VALUES ($1, 'Scout v2', 'teltonika', 0, 'battery') ON CONFLICT (imei) DO NOTHING`,
       [boatImei],
@@ -222,14 +225,15 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
     }
     // --- end car schedule
     // --- Geofences: a depot around where each city's first vehicle parks, for every vehicle of that city (the simulated
-    // vehicles start at their homes and drive off within minutes, so the zone log fills at once). Stockholm's depot has
+    // vehicles drive from and to their homes every working day, so the zone log fills at once). Stockholm's depot has
     // theft mode; Uppsala's yard is a polygon; Göteborg's depot rests on weekend nights. Created once.
     const [zoned] = await query('SELECT 1 FROM geofences WHERE account_id = $1 LIMIT 1', [accountId]);
     if (!zoned && devices.length > 0) {
       for (const [city, place] of CITIES.entries()) {
         const members = devices.filter((_, index) => index % CITIES.length === city).map((device) => device.unitId);
         if (members.length === 0) continue;
-        const home = new SimulatedVehicle(city, Date.now()).step(Date.now(), 0);
+        const spot = homeOf(city);
+        const home = { latitude: spot.lat, longitude: spot.lon };
         const polygon = place.name === 'Uppsala';
         const dLat = 500 / 111_320;
         const dLon = 500 / (111_320 * Math.cos((home.latitude * Math.PI) / 180));

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
+import { seedDemoHistory } from '../../src/demo/history';
+import { demoFleetDevices } from '../../src/demo/live';
 import { demoImei, seedDemo } from '../../src/demo/seed';
 import { demoEnabled, loadConfig } from '../../src/lib/config';
 import type { ScheduleAnswer } from '../../src/modules/bookings/model';
@@ -97,7 +99,7 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   expect(volvo).toMatchObject({ carUsage: 'benefit', currency: 'SEK', problems: [], holder: { name: 'Anna Demo' } });
   expect(volvo.benefitValue).toBeGreaterThan(0);
   expect(benefit.body.data!.cars.find((car) => car.unitId === devices[2]!.unitId)?.carUsage).toBe('private');
-});
+}, 60_000);
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {
   expect(demoEnabled(loadConfig({}))).toBe(true);
@@ -105,3 +107,53 @@ test('demo data is on by default only with the embedded database, and DEMO switc
   expect(demoEnabled(loadConfig({ DATABASE_URL: 'postgres://localhost/fleet', DEMO: '1' }))).toBe(true);
   expect(demoEnabled(loadConfig({ DEMO: '0' }))).toBe(false);
 });
+
+test('the demo has 90 days of past driving: trips detected from its positions, with purposes, private weekends, a merged pair, an attested month and drivers', async () => {
+  const devices = await seedDemo(app.platform);
+  const history = await seedDemoHistory(app.platform, app.services, devices);
+  expect(history).not.toBeNull();
+  // Four cars: about 1,700 positions and 35 trips a month each (commutes, visits, weekends).
+  expect(history!.positions).toBeGreaterThan(4 * 3 * 1000);
+  expect(history!.trips).toBeGreaterThan(4 * 80);
+  expect(history!.merged).toBe(1);
+  expect(history!.attested).toBe('2026-02');
+  // A restart finds the history and writes nothing.
+  expect(await seedDemoHistory(app.platform, app.services, devices)).toBeNull();
+
+  const [counts] = await app.database.rows<{ first: string; last: string; purposes: number; private: number; ruled: number; drivers: number; merged: number; places: number }>(sql`
+    select min(start_time)::text as first, max(stop_time)::text as last, count(purpose)::int as purposes,
+           count(*) filter (where type = 'private')::int as private, count(*) filter (where type_source = 'rule')::int as ruled,
+           count(driver_user_id)::int as drivers, count(*) filter (where merged)::int as merged,
+           (select count(*)::int from places) as places
+    from trips`);
+  expect(new Date(counts!.first).getTime()).toBeLessThan(Date.parse('2025-12-05T00:00:00Z'));
+  expect(new Date(counts!.last).getTime()).toBeLessThanOrEqual(Date.parse('2026-03-02T08:00:00Z'));
+  expect(counts!.purposes).toBeGreaterThan(50);
+  expect(counts!.private).toBeGreaterThan(20);
+  expect(counts!.ruled).toBeGreaterThan(20);
+  expect(counts!.drivers).toBeGreaterThan(50);
+  expect(counts!.merged).toBe(1);
+  // An office per city the cars drive in and three homes, each with rules.
+  expect(counts!.places).toBe(7);
+
+  // The trip log shows them: the first car's trips of last week, its driver Erik, February attested.
+  const token = await app.login({ email: 'demo@example.com', password: 'Demo-pass-1!', subsiteId: 0 });
+  const list = await app.call<{ trips: Array<{ driverName: string | null }> }>(
+    'GET',
+    `/api/trips?unitId=${devices[0]!.unitId}&from=2026-02-23&to=2026-03-01`,
+    { token },
+  );
+  expect(list.status).toBe(200);
+  expect(list.body.data!.trips.length).toBeGreaterThan(5);
+  expect(list.body.data!.trips.every((trip) => trip.driverName === 'Erik Driver')).toBe(true);
+  const [attest] = await app.database.rows<{ status: string }>(sql`select status from trip_attests where period = '2026-02'`);
+  expect(attest?.status).toBe('attested');
+
+  // The live cars go on from where the history ends (not from home).
+  const fleet = await demoFleetDevices(app.platform, devices);
+  const [last] = await app.database.rows<{ lat: number; lon: number }>(sql`
+    select ST_Y(geom) as lat, ST_X(geom) as lon from positions where unit_id = ${devices[0]!.unitId} order by time desc limit 1`);
+  const first = fleet[0]!.vehicle!(Date.parse('2026-03-02T08:00:00Z')).step(Date.parse('2026-03-02T08:00:00Z'), 0);
+  expect(first.latitude).toBeCloseTo(Number(last!.lat), 5);
+  expect(first.longitude).toBeCloseTo(Number(last!.lon), 5);
+}, 300_000);

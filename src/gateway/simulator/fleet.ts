@@ -6,10 +6,16 @@ import { SimulatedVehicle, type VehicleSample } from './vehicle';
 
 export type SimulatedProtocol = 'teltonika' | 'gt06' | 'osmand';
 
+/** What moves a simulated tracker: its state at a moment, advanced in steps. */
+export interface VehicleModel {
+  step(nowMs: number, stepS: number): VehicleSample;
+}
+
 export interface FleetOptions {
   host: string;
   ports: { teltonika: number; gt06: number; osmand: number };
-  devices: Array<{ imei: string; protocol?: SimulatedProtocol }>;
+  /** `vehicle` drives the device (by default a SimulatedVehicle started at the fleet's start). */
+  devices: Array<{ imei: string; protocol?: SimulatedProtocol; vehicle?: (startMs: number) => VehicleModel }>;
   /** Protocol for devices that name none. */
   protocol?: SimulatedProtocol;
   /** Real milliseconds between two frames of one device. */
@@ -73,7 +79,7 @@ class DeviceSession {
     private readonly options: FleetOptions,
     readonly imei: string,
     readonly protocol: SimulatedProtocol,
-    readonly vehicle: SimulatedVehicle,
+    readonly vehicle: VehicleModel,
   ) {}
 
   private receive(chunk: Uint8Array) {
@@ -255,7 +261,12 @@ export function startFleet(options: FleetOptions) {
   const startMs = Date.now();
   const sessions = options.devices.map(
     (device, index) =>
-      new DeviceSession(options, device.imei, device.protocol ?? options.protocol ?? 'teltonika', new SimulatedVehicle(index, startMs)),
+      new DeviceSession(
+        options,
+        device.imei,
+        device.protocol ?? options.protocol ?? 'teltonika',
+        device.vehicle?.(startMs) ?? new SimulatedVehicle(index, startMs),
+      ),
   );
 
   async function drive(session: DeviceSession, index: number) {

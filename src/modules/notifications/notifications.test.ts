@@ -222,8 +222,8 @@ test('Twilio is configured with all three of SID, token and sender, or none', as
   try {
     loadConfig({ TWILIO_ACCOUNT_SID: sid });
   } catch (error) {
-    expect((error as Error).message).toContain('TWILIO_AUTH_TOKEN=""');
-    expect((error as Error).message).toContain('TWILIO_FROM=""');
+    expect((error as Error).message).toContain('TWILIO_AUTH_TOKEN is not set');
+    expect((error as Error).message).toContain('TWILIO_FROM is not set');
   }
   expect(() => loadConfig({ TWILIO_ACCOUNT_SID: 'not-a-sid', TWILIO_AUTH_TOKEN: 'x'.repeat(32), TWILIO_FROM: '+46700000001' })).toThrow('TWILIO_ACCOUNT_SID');
   expect(loadConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 'x'.repeat(32), TWILIO_FROM: 'Fleet' }).TWILIO_FROM).toBe('Fleet');

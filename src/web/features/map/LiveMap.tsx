@@ -11,6 +11,7 @@ import { useGeofenceEvents, useGeofences } from '../../components/geofences/api'
 import { GeofenceToggle, HistoryZoneEvents, readZonesShown, writeZonesShown, ZoneUnitsPanel } from '../../components/geofences/GeofenceLivePanel';
 import { AddressBook, useAddressBook } from './addresses';
 import { ClusterIndex } from './clusters';
+import { fitOf } from './fit';
 import { formatters, isoDay } from './format';
 import { HistoryBar } from './HistoryBar';
 import { lazyPreloaded } from './lazy-preloaded';
@@ -118,6 +119,7 @@ export default function LiveMap() {
   const [mapFailure, setMapFailure] = useState<string | null>(null);
   const [history, setHistory] = useState<HistoryState | null>(null);
   const handleRef = useRef<MapHandle | null>(null);
+  const [mapReady, setMapReady] = useState(false);
   // The geofence layer: the zones (read again every minute, for who is inside), the one clicked. They are read once the
   // fleet is on screen: not beside the unit list and the map's code, which the load waits for.
   const [zonesShown, setZonesShown] = useState(readZonesShown);
@@ -211,6 +213,25 @@ export default function LiveMap() {
   useEffect(() => {
     if (loaded && Number.isInteger(linkedUnit) && linkedUnit > 0 && store.get(linkedUnit)) pick(linkedUnit);
   }, [loaded, linkedUnit, store, pick]);
+
+  // The map opens with the shown fleet in view (the default place only when no unit has a position); "show all"
+  // brings it back. A linked unit (`?unit=`) is flown to instead.
+  const shownRef = useRef<TrackedUnit[]>([]);
+  shownRef.current = shown;
+  const showAll = useCallback((animate: boolean) => {
+    const map = handleRef.current?.map;
+    if (!map) return;
+    const container = map.getContainer();
+    const fit = fitOf(shownRef.current, { width: container.clientWidth, height: container.clientHeight });
+    if (!fit) return;
+    map.fitBounds(fit.bounds, { padding: fit.padding, maxZoom: fit.maxZoom, duration: animate ? 600 : 0 });
+  }, []);
+  const opened = useRef(false);
+  useEffect(() => {
+    if (!loaded || !mapReady || opened.current) return;
+    opened.current = true;
+    if (!(Number.isInteger(linkedUnit) && linkedUnit > 0 && store.get(linkedUnit))) showAll(false);
+  }, [loaded, mapReady, linkedUnit, store, showAll]);
 
   // History: load the chosen day.
   const requestedUnit = history?.unitId ?? null;
@@ -315,6 +336,7 @@ export default function LiveMap() {
               onFailure={setMapFailure}
               onReady={(handle) => {
                 handleRef.current = handle;
+                setMapReady(handle !== null);
               }}
               popup={popupOf}
               zones={zonesShown ? (zones.data ?? null) : null}
@@ -333,6 +355,11 @@ export default function LiveMap() {
               if (!shown) setPickedZoneId(null);
             }}
           />
+        )}
+        {!mapFailure && mapReady && (
+          <button type="button" className="map-show-all" title={t('map.showAllHint')} onClick={() => showAll(true)} data-testid="map-show-all">
+            {t('map.showAll')}
+          </button>
         )}
         {pickedZone && <ZoneUnitsPanel zone={pickedZone} onClose={() => setPickedZoneId(null)} />}
         <p className={`connection connection-${store.connection}`} role="status" data-testid="connection">

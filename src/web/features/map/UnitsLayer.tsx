@@ -61,6 +61,29 @@ interface MapMarker {
   unit: TrackedUnit;
 }
 
+/** Where the popup is a sheet at the bottom of the screen rather than a bubble on the map. */
+const SHEET_MEDIA = '(max-width: 600px)';
+/** Room kept between a popup and the map's edge, in pixels. */
+const POPUP_MARGIN = 8;
+
+/**
+ * How far to pan the map so that the popup lies inside it (null: it does). A popup taller than the map gets the map's
+ * height and scrolls; one wider is kept left-aligned (its close button in view).
+ */
+export function keepInside(popup: HTMLElement, content: HTMLElement, container: HTMLElement): [number, number] | null {
+  const frame = container.getBoundingClientRect();
+  const maxHeight = Math.max(120, frame.height - 2 * POPUP_MARGIN - 24);
+  if (content.style.maxHeight !== `${maxHeight}px`) content.style.maxHeight = `${maxHeight}px`;
+  const box = popup.getBoundingClientRect();
+  let dx = 0;
+  let dy = 0;
+  if (box.right > frame.right - POPUP_MARGIN) dx = box.right - frame.right + POPUP_MARGIN;
+  if (box.left - dx < frame.left + POPUP_MARGIN) dx = box.left - frame.left - POPUP_MARGIN;
+  if (box.bottom > frame.bottom - POPUP_MARGIN) dy = box.bottom - frame.bottom + POPUP_MARGIN;
+  if (box.top - dy < frame.top + POPUP_MARGIN) dy = box.top - frame.top - POPUP_MARGIN;
+  return Math.abs(dx) >= 1 || Math.abs(dy) >= 1 ? [Math.round(dx), Math.round(dy)] : null;
+}
+
 /**
  * The units on the map, each drawn on its own: badge (a picture of the fleet's atlas), heading wedge, name where
  * it fits, the selected one's ring, and its popup. Zoomed out, the clustering leaves most units to the clusters
@@ -313,25 +336,55 @@ export function UnitsLayer(props: UnitsLayerProps) {
   // biome-ignore lint/correctness/useExhaustiveDependencies: each of these changes what the next frame draws.
   useEffect(() => deck.redraw(), [deck, include, filterKey, selectedId]);
 
-  // The popup of the selected unit.
+  // The popup of the selected unit: beside it on the map, moved into view when it would stick out (the map pans, and
+  // a popup taller than the map scrolls); at phone width a sheet at the bottom of the screen instead.
   useEffect(() => {
     popupRef.current?.remove();
     popupRef.current = null;
+    popupNode.remove();
     setPopupOpen(false);
     if (selectedId === null) return;
     const unit = propsRef.current.store.get(selectedId);
     if (!unit || unit.lat === null || unit.lon === null) return;
-    popupRef.current = new Popup({ closeButton: false, closeOnClick: false, offset: BADGE_SIZE / 2 + 4, maxWidth: '320px', focusAfterOpen: false })
+    if (window.matchMedia(SHEET_MEDIA).matches) {
+      popupNode.className = 'unit-popup-root unit-sheet';
+      popupNode.style.maxHeight = '';
+      document.body.appendChild(popupNode);
+      setPopupOpen(true);
+      return () => popupNode.remove();
+    }
+    popupNode.className = 'unit-popup-root';
+    const popup = new Popup({ closeButton: false, closeOnClick: false, offset: BADGE_SIZE / 2 + 4, maxWidth: '320px', focusAfterOpen: false })
       .setLngLat([unit.lon, unit.lat])
       .setDOMContent(popupNode)
       .addTo(map);
+    popupRef.current = popup;
     setPopupOpen(true);
+    let frame = 0;
+    const fit = () => {
+      frame = 0;
+      if (popupRef.current !== popup) return;
+      const into = keepInside(popup.getElement(), popupNode, map.getContainer());
+      if (into) map.panBy(into, { duration: 0 });
+    };
+    const refit = () => {
+      if (!frame) frame = requestAnimationFrame(fit);
+    };
+    // Once drawn, and again when its content changes size (the address comes in).
+    const resized = new ResizeObserver(refit);
+    resized.observe(popupNode);
+    refit();
+    return () => {
+      resized.disconnect();
+      if (frame) cancelAnimationFrame(frame);
+    };
   }, [selectedId, map, popupNode]);
   useEffect(
     () => () => {
       popupRef.current?.remove();
+      popupNode.remove();
     },
-    [],
+    [popupNode],
   );
 
   // Focus requests: fly to the unit.

@@ -1,0 +1,95 @@
+/**
+ * `bun bench/first-start.ts [--vehicles 12]`: the first start with the demo history on PGlite (a fresh database:
+ * the demo, its positions, the trips the detection makes from them, each phase's time), then the live map in
+ * headless Chromium: how long input is blocked after leaving the map (long tasks from the click on another screen
+ * until the page has been quiet for a second; the target is no task over 100 ms). Needs `bun run scripts/build-web.ts`.
+ */
+import { parseArgs } from 'node:util';
+import { chromium, type Page } from 'playwright-core';
+import { completeDemoHistory, writeDemoPositions } from '../src/demo/history';
+import { demoFleetDevices } from '../src/demo/live';
+import { seedDemo } from '../src/demo/seed';
+import { startGateway } from '../src/gateway';
+import { startFleet } from '../src/gateway/simulator/fleet';
+import { createCommandService } from '../src/modules/io/service';
+import { startTestServer } from '../tests/support/server';
+
+const { values } = parseArgs({ options: { vehicles: { type: 'string', default: '12' }, exits: { type: 'string', default: '3' } } });
+
+const server = await startTestServer({ env: { DEMO_VEHICLES: values.vehicles ?? '12' } });
+server.clock.set(new Date());
+const { platform, services } = server;
+const t0 = performance.now();
+const devices = await seedDemo(platform);
+const seeded = performance.now();
+const written = await writeDemoPositions(platform, services, devices);
+const positionsAt = performance.now();
+const history = written ? await completeDemoHistory(platform, services, written) : null;
+const done = performance.now();
+console.log(`first start, ${devices.length - 1} demo cars, PGlite:`);
+console.log(`  demo account and units   ${((seeded - t0) / 1000).toFixed(1)} s`);
+console.log(`  places and positions     ${((positionsAt - seeded) / 1000).toFixed(1)} s  (${history?.positions ?? 0} positions; the live cars start here)`);
+console.log(`  trips detected and done  ${((done - positionsAt) / 1000).toFixed(1)} s  (${history?.trips ?? 0} trips, ${history?.merged ?? 0} merged, attested ${history?.attested ?? '–'})`);
+console.log(`  total                    ${((done - t0) / 1000).toFixed(1)} s`);
+
+const gateway = await startGateway(platform, createCommandService(server.database, platform.events, server.clock), { teltonika: 0, gt06: 0, osmand: 0 }, {
+  storedBatchHooks: services.tracking.storedBatchHooks,
+});
+const fleet = startFleet({ host: '127.0.0.1', ports: gateway.ports, devices: await demoFleetDevices(platform, devices), intervalMs: 5_000 });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(90_000);
+  await page.goto('/?subsite=0');
+  await page.getByLabel(/^E-postadress/).fill(platform.config.DEMO_EMAIL);
+  await page.getByLabel(/^Lösenord/).fill(platform.config.DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Logga in' }).click();
+  await page.waitForURL('**/user/realtime-tracking');
+  const results: Array<{ longest: number; total: number; count: number }> = [];
+  for (let run = 0; run < Number(values.exits ?? 3); run++) {
+    await page.goto('/user/realtime-tracking');
+    await page.waitForFunction(() => {
+      const probe = (window as unknown as { __fleetMap?: { map: { drawn(): { units: number; clusters: number } } | null } }).__fleetMap;
+      const drawn = probe?.map?.drawn();
+      return drawn !== undefined && drawn.units + drawn.clusters > 0;
+    });
+    await page.waitForTimeout(1500);
+    results.push(await leaveMap(page));
+  }
+  for (const [index, result] of results.entries()) {
+    console.log(`map exit ${index + 1}: longest task ${result.longest.toFixed(0)} ms, ${result.count} long tasks, ${result.total.toFixed(0)} ms blocked`);
+  }
+  console.log(`map exit: worst longest task ${Math.max(...results.map((r) => r.longest)).toFixed(0)} ms (target ≤ 100 ms)`);
+} finally {
+  await browser.close();
+  await fleet.stop();
+  await gateway.stop();
+  await server.close();
+}
+
+/** Clicks the trip log's link and collects the long tasks until the page has had none for a second. */
+async function leaveMap(page: Page): Promise<{ longest: number; total: number; count: number }> {
+  await page.evaluate(() => {
+    const tasks: number[] = [];
+    (window as unknown as { __exitTasks: number[] }).__exitTasks = tasks;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) tasks.push(entry.duration);
+    }).observe({ type: 'longtask' });
+  });
+  await page.getByRole('link', { name: 'Körjournal' }).click();
+  await page.waitForURL('**/user/create-triplog');
+  let seen = -1;
+  for (;;) {
+    await page.waitForTimeout(1000);
+    const count = await page.evaluate(() => (window as unknown as { __exitTasks: number[] }).__exitTasks.length);
+    if (count === seen) break;
+    seen = count;
+  }
+  const tasks = await page.evaluate(() => (window as unknown as { __exitTasks: number[] }).__exitTasks);
+  return { longest: Math.max(0, ...tasks), total: tasks.reduce((sum, value) => sum + value, 0), count: tasks.length };
+}
