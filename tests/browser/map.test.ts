@@ -232,10 +232,12 @@ describe('live map', () => {
     await page.waitForFunction(
       ([lat, lon]) => {
         const map = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map;
-        const centre = map.getCenter();
-        return !map.isMoving() && Math.abs(centre.lat - (lat as number)) < 1e-4 && Math.abs(centre.lng - (lon as number)) < 1e-4 && map.getZoom() >= 15;
+        // Focused: zoomed in with the unit in view (the popup may pan the map so that it fits beside the unit).
+        return !map.isMoving() && map.getBounds().contains([lon as number, lat as number]) && map.getZoom() >= 15;
       },
       [59.2 + 17 * 0.01, 17.9 + 17 * 0.01],
+      // Polled on a timer: animation frames pause while the map stands still.
+      { polling: 100 },
     );
     await page.getByTestId('unit-popup').getByRole('heading', { name: 'Bil 17' }).waitFor();
 
@@ -244,9 +246,9 @@ describe('live map', () => {
     await page.getByLabel('Fordonstyp').selectOption('bus');
     await page.getByTestId('unit-count').getByText('10 av 30 enheter').waitFor();
     await page.getByLabel('Fordonstyp').selectOption('');
-    await page.getByRole('checkbox', { name: /^Kör/ }).uncheck();
+    await page.getByRole('checkbox', { name: /^I rörelse/ }).uncheck();
     await page.getByTestId('unit-count').getByText('15 av 30 enheter').waitFor();
-    await page.getByRole('checkbox', { name: /^Kör/ }).check();
+    await page.getByRole('checkbox', { name: /^I rörelse/ }).check();
 
     // Zoomed out, the units gather in clusters.
     await page.evaluate(() => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map!.map.jumpTo({ center: [18.05, 59.35], zoom: 7 }));

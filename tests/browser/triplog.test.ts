@@ -315,6 +315,8 @@ describe('trip log', () => {
     await eventually(async () => (await tripsOf(unitId)).map((trip) => trip.purpose), ['Kundbesök', null, null, null]);
     // Free text stays possible.
     await page.getByTestId(`trip-purpose-${back1}`).fill('Hem från kund');
+    // The typed text matches no default purpose: once the list has closed, Enter saves the text itself.
+    await eventually(() => page.getByRole('option').count(), 0);
     await page.getByTestId(`trip-purpose-${back1}`).press('Enter');
     await eventually(async () => (await tripsOf(unitId)).map((trip) => trip.purpose), ['Kundbesök', 'Hem från kund', null, null]);
 

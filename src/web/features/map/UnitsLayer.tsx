@@ -364,6 +364,11 @@ export function UnitsLayer(props: UnitsLayerProps) {
     const fit = () => {
       frame = 0;
       if (popupRef.current !== popup) return;
+      // A pan now would cut short the flight to the unit (a focus from the list): fit once the map stands still.
+      if (map.isMoving()) {
+        map.once('moveend', refit);
+        return;
+      }
       const into = keepInside(popup.getElement(), popupNode, map.getContainer());
       if (into) map.panBy(into, { duration: 0 });
     };
@@ -376,6 +381,7 @@ export function UnitsLayer(props: UnitsLayerProps) {
     refit();
     return () => {
       resized.disconnect();
+      map.off('moveend', refit);
       if (frame) cancelAnimationFrame(frame);
     };
   }, [selectedId, map, popupNode]);
