@@ -1,4 +1,4 @@
-import { type ComponentType, createElement, lazy, Suspense, useEffect } from 'react';
+import { type ComponentType, createElement, lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, Outlet, Route, Routes, useNavigate } from 'react-router';
 import { LoginPage } from '../features/auth/LoginPage';
@@ -22,8 +22,13 @@ function screen<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] & {
     await preload();
     return { default: loaded as ComponentType<Record<string, unknown>> };
   });
+  // Which of the two is decided once per mount: switching from the lazy one to the loaded one would mount the screen
+  // a second time (a second map, its first one left behind).
   // biome-ignore lint/correctness/noComponentHookFactories: called once per screen at module level, never during a render
-  const Loaded = (props: Record<string, unknown>) => (loaded ? createElement(loaded, props) : createElement(Lazy as ComponentType<Record<string, unknown>>, props));
+  const Loaded = (props: Record<string, unknown>) => {
+    const [direct] = useState(() => loaded);
+    return direct ? createElement(direct, props) : createElement(Lazy as ComponentType<Record<string, unknown>>, props);
+  };
   return Object.assign(Loaded, { preload }) as unknown as M[K] & { preload: () => Promise<void> };
 }
 

@@ -218,19 +218,37 @@ export default function LiveMap() {
   // brings it back. A linked unit (`?unit=`) is flown to instead.
   const shownRef = useRef<TrackedUnit[]>([]);
   shownRef.current = shown;
-  const showAll = useCallback((animate: boolean) => {
-    const map = handleRef.current?.map;
-    if (!map) return;
-    const container = map.getContainer();
-    const fit = fitOf(shownRef.current, { width: container.clientWidth, height: container.clientHeight });
-    if (!fit) return;
-    map.fitBounds(fit.bounds, { padding: fit.padding, maxZoom: fit.maxZoom, duration: animate ? 600 : 0 });
-  }, []);
+  /** Fits the map to the shown units (as they stand now); false when none of them has a position yet. */
+  const showAll = useCallback(
+    (animate: boolean): boolean => {
+      const map = handleRef.current?.map;
+      if (!map) return false;
+      const container = map.getContainer();
+      const now = shownRef.current.map((unit) => store.get(unit.id) ?? unit);
+      const fit = fitOf(now, { width: container.clientWidth, height: container.clientHeight });
+      if (!fit) return false;
+      map.fitBounds(fit.bounds, { padding: fit.padding, maxZoom: fit.maxZoom, duration: animate ? 600 : 0 });
+      return true;
+    },
+    [store],
+  );
+  // The opening view is made once, as soon as a shown unit has a position: the first positions may come over the
+  // live socket after the list has loaded.
   const opened = useRef(false);
   useEffect(() => {
     if (!loaded || !mapReady || opened.current) return;
-    opened.current = true;
-    if (!(Number.isInteger(linkedUnit) && linkedUnit > 0 && store.get(linkedUnit))) showAll(false);
+    if (Number.isInteger(linkedUnit) && linkedUnit > 0 && store.get(linkedUnit)) {
+      opened.current = true;
+      return;
+    }
+    opened.current = showAll(false);
+    if (opened.current) return;
+    const unsubscribe = store.subscribe(() => {
+      if (opened.current) return;
+      opened.current = showAll(false);
+      if (opened.current) unsubscribe();
+    });
+    return unsubscribe;
   }, [loaded, mapReady, linkedUnit, store, showAll]);
 
   // History: load the chosen day.
