@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 test('a pushed message is shown as a notification carrying the screen to open, never another site', async () => {
-  const context = await suite.browser.newContext({ baseURL: suite.server.url, permissions: ['notifications'] });
+  const context = await suite.browser.newContext({ baseURL: suite.server.url, locale: 'sv-SE', permissions: ['notifications'] });
   try {
     const page = await context.newPage();
     await page.goto('/');

@@ -84,7 +84,7 @@ describe('two-factor login', () => {
     await page.waitForURL('**/user/realtime-tracking');
 
     // Another browser (another fingerprint) is not trusted.
-    const otherContext = watchContentSecurityPolicy(await suite.browser.newContext({ baseURL: suite.server.url, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) OtherBrowser/1.0' }));
+    const otherContext = watchContentSecurityPolicy(await suite.browser.newContext({ baseURL: suite.server.url, locale: 'sv-SE', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) OtherBrowser/1.0' }));
     const other = await otherContext.newPage();
     await other.goto('/');
     await login(other, account.email, account.password);
