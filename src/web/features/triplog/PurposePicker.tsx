@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { Button, ComboBox, Input, ListBox, ListBoxItem, Popover } from 'react-aria-components';
+import { Button, ComboBox, Input, ListBox, ListBoxItem, Popover, useFilter } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { DefaultPurpose } from '../../../modules/accounts/model';
 
@@ -27,6 +27,11 @@ export function PurposePicker({
 }) {
   const { t } = useTranslation();
   const [text, setText] = useState(value ?? '');
+  // The button lists every default purpose; typing narrows the list to the ones containing the text, so free text
+  // that matches none closes it (and leaving the field then saves the text, not a highlighted purpose).
+  const [listAll, setListAll] = useState(false);
+  const { contains } = useFilter({ sensitivity: 'base' });
+  const shown = listAll ? purposes : purposes.filter((purpose) => contains(purpose.name, text));
   // The text last sent, so a pick followed by leaving the field saves once.
   const saved = useRef(value ?? '');
   useEffect(() => {
@@ -48,8 +53,12 @@ export function PurposePicker({
       allowsCustomValue
       allowsEmptyCollection={false}
       inputValue={text}
-      onInputChange={setText}
-      items={purposes}
+      onInputChange={(next) => {
+        setText(next);
+        setListAll(false);
+      }}
+      onOpenChange={(isOpen, trigger) => setListAll(isOpen && trigger === 'manual')}
+      items={shown}
       isDisabled={isDisabled}
       onSelectionChange={(key) => {
         const picked = purposes.find((purpose) => purpose.id === key);
