@@ -28,6 +28,19 @@ z.config({
   },
 });
 
+/**
+ * A query-string value as one text. The HTTP layer hands over a value with commas already split into an array
+ * ("Storgatan 1, Malmö" as two parts) and a lone number as a number: join it back, so any text is taken as typed.
+ */
+export function joinQueryValue(value: unknown): unknown {
+  return Array.isArray(value) ? value.join(',') : typeof value === 'number' ? String(value) : value;
+}
+
+/** An optional free-text query parameter (a search) of at most `max` characters; commas are part of the text. */
+export function queryText(max: number) {
+  return z.preprocess(joinQueryValue, z.string().trim().max(max)).optional();
+}
+
 /** Every schema imports `z` from here, so the key-producing error map is always installed (server and web). */
 export { z };
 

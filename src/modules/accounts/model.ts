@@ -1,4 +1,4 @@
-import { z } from '../../lib/validation';
+import { queryText, z } from '../../lib/validation';
 import { passwordSchema } from '../auth/model';
 import { bulkTaskSchema, imeiSchema } from '../units/model';
 
@@ -751,7 +751,7 @@ export const USER_STATUSES = ['active', 'invited'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
 
 export const userListQuerySchema = z.object({
-  q: z.string().trim().max(100).default(''),
+  q: queryText(100).default(''),
   role: z.enum(['admin', 'user']).optional(),
   departmentId: z.coerce.number().int().positive().optional(),
   status: z.enum(USER_STATUSES).optional(),

@@ -1,4 +1,4 @@
-import { z } from '../../lib/validation';
+import { queryText, z } from '../../lib/validation';
 
 /**
  * Alarm receivers (spec §1, §2 /administration/configure-alarm-receiver and /administration/configure-alert-numbers,
@@ -73,7 +73,7 @@ export interface AlarmReceiverList {
   SmsCredits: number;
 }
 
-export const receiverListQuerySchema = z.object({ q: z.string().trim().max(100).optional() });
+export const receiverListQuerySchema = z.object({ q: queryText(100) });
 export const receiverIdParamsSchema = z.object({ id: dbId() });
 export const receiverUnitParamsSchema = z.object({ unitId: dbId() });
 

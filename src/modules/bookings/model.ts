@@ -1,4 +1,4 @@
-import { z } from '../../lib/validation';
+import { joinQueryValue, z } from '../../lib/validation';
 
 /**
  * Car booking schedule (spec §2 car schedule, §3 Booking / Vehicle schedule entry / Driver option, §4, §5, §6, §7,
@@ -296,10 +296,7 @@ export function bookingFormSchema(options: { requireDriver: boolean }) {
 }
 
 const imeisParam = z
-  .string()
-  .trim()
-  .max(20_000)
-  .optional()
+  .preprocess(joinQueryValue, z.string().trim().max(20_000).optional())
   .transform((value) =>
     (value ?? '')
       .split(',')

@@ -1,4 +1,4 @@
-import { z } from '../../lib/validation';
+import { queryText, z } from '../../lib/validation';
 
 /**
  * Geofences (security zones) and theft mode (spec §1, §2 /user/geofences, §3 Geofence, §4, §5, §8, §9). Schemas and
@@ -92,7 +92,7 @@ export const geofenceInputSchema = z
 export type GeofenceInput = z.output<typeof geofenceInputSchema>;
 
 export const geofenceIdParamsSchema = z.object({ id: dbId() });
-export const geofenceListQuerySchema = z.object({ q: z.string().trim().max(100).optional() });
+export const geofenceListQuerySchema = z.object({ q: queryText(100) });
 export const geofenceActiveSchema = z.object({ active: z.boolean() });
 export const geofenceEventQuerySchema = z.object({
   geofenceId: dbId().optional(),

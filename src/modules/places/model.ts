@@ -1,4 +1,4 @@
-import { z } from '../../lib/validation';
+import { queryText, z } from '../../lib/validation';
 
 /**
  * Places and their rules (spec §1, §2 /user/places, §3 Place, §5). Schemas and wire types, shared with the web
@@ -81,13 +81,6 @@ export const placeInputSchema = z.object({
 export type PlaceInput = z.output<typeof placeInputSchema>;
 
 export const placeIdParamsSchema = z.object({ id: dbId() });
-
-/**
- * A free-text query parameter. The HTTP layer hands a value with commas over split into an array ("Storgatan 1,
- * Malmö" as two parts): join it back, so any text is taken as typed.
- */
-const queryText = (max: number) =>
-  z.preprocess((value) => (Array.isArray(value) ? value.join(',') : typeof value === 'number' ? String(value) : value), z.string().trim().max(max)).optional();
 
 export const placeListQuerySchema = z.object({
   /** Label or address contains. */

@@ -1,4 +1,4 @@
-import { z } from '../../lib/validation';
+import { joinQueryValue, z } from '../../lib/validation';
 import type { TripType } from '../trips/model';
 import type { FuelType } from '../accounts/model';
 import type { City, ExemptReason, Zone } from './congestion';
@@ -495,7 +495,7 @@ export type BenefitGrouping = (typeof BENEFIT_GROUPINGS)[number];
 const benefitId = () => z.string().trim().min(1, { abort: true }).pipe(z.coerce.number<string>().int().positive().max(2_147_483_647));
 /** Comma-separated unit ids (query string; the same name repeated, or split by the server, arrives as an array), at most 5 000. */
 const benefitIdList = z
-  .preprocess((value) => (Array.isArray(value) ? value.join(',') : value), z.string().trim().max(60_000))
+  .preprocess(joinQueryValue, z.string().trim().max(60_000))
   .transform((value, context) => {
     const ids = value.split(',').map((part) => part.trim()).filter((part) => part.length > 0).map(Number);
     if (ids.length > 5_000 || ids.some((id) => !Number.isInteger(id) || id <= 0 || id > 2_147_483_647)) {

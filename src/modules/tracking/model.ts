@@ -1,5 +1,5 @@
 import type { BleReading, DecodedRecord } from '../../lib/tracker-record';
-import { z } from '../../lib/validation';
+import { joinQueryValue, z } from '../../lib/validation';
 
 /**
  * Live map and route history: schemas, wire types and the status rule. Shared with the web app:
@@ -285,7 +285,7 @@ export const addressQuerySchema = z.object({
   /** Comma-separated unit ids, at most 100. */
   // The HTTP layer may hand over `1,2,3` already split (an array) or a lone id as a number: join it back.
   unitIds: z.preprocess(
-    (value) => (Array.isArray(value) ? value.join(',') : typeof value === 'number' ? String(value) : value),
+    joinQueryValue,
     z
       .string()
       .trim()

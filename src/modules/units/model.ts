@@ -1,4 +1,4 @@
-import { z } from '../../lib/validation';
+import { queryText, z } from '../../lib/validation';
 
 /**
  * Units, their edit sections, the unit list and tracker stock. Shared with the web app: the unit forms
@@ -292,7 +292,7 @@ export function unitSortValue(unit: UnitView, column: SortColumn): string | numb
 
 export const unitListQuerySchema = z.object({
   /** Name, registration number or IMEI contains (case-insensitive). */
-  q: z.string().trim().max(100).optional(),
+  q: queryText(100),
   departmentId: id().optional(),
   projectId: id().optional(),
   tagId: id().optional(),
