@@ -43,7 +43,8 @@ export function BenefitReportView({ report, formats }: { report: BenefitReport; 
     {
       id: 'model',
       header: t('reports.col.valuation'),
-      minRem: 10,
+      // Wide enough for the longest word of its notes ("miljöbilsnedsättning"), which must not break inside.
+      minRem: 13,
       cell: (row) =>
         row.valuation ? (
           <>
