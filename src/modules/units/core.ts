@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { and, eq, exists, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, exists, gt, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../lib/db/client';
-import { type AppError, forbidden, notFound } from '../../lib/http';
+import { type AppError, fieldError, forbidden, notFound } from '../../lib/http';
 import type { Language } from '../../lib/i18n';
 import type { Platform } from '../../lib/platform';
 import { userDirectory, userNames as userNamesView } from '../accounts/views';
@@ -13,8 +13,8 @@ import type { WeeklyHours } from '../tracking/model';
 import { unitLiveState } from '../tracking/views';
 import { DEFAULT_TIME_TILL_PARKED_S } from '../trips/model';
 import { unitCheckedInDrivers, unitParkingSettings } from '../trips/views';
-import type { WorkingHoursInput } from './model';
-import { type UnitRow, unitAccess, units } from './schema';
+import { REGISTRATION_CHANGES_PER_DAY, type WorkingHoursInput } from './model';
+import { type UnitRow, unitAccess, unitRegistrationChanges, units } from './schema';
 
 /** The latest state of a unit as the tracking module reports it (a subset of its LiveState). */
 export interface UnitLiveState {
@@ -257,7 +257,21 @@ export function createUnitCore(db: Database, deps: UnitServiceDeps = {}) {
       .where(eq(units.id, unitId));
   }
 
-  return { db, platform, commands, brands, publicDir, now, requirePlatform, requireCatalog, seesAllUnits, grantedTo, visibleTo, ownUnit, isLocked, withoutAccess, weeklyHours, accountUser, reachableUnit, userNames, liveStatesOf, checkedInDrivers, timeTillParked, touch };
+  /**
+   * Records a new registration number in the unit's history; spec §5: it changes at most twice per 24 h, on every form
+   * that sets it (the edit page and the car info form). Nothing is recorded when the number stays the same.
+   */
+  async function recordRegistrationChange(unit: UnitRow, registrationNumber: string, changedBy: number, at: Date, executor: Executor) {
+    if (registrationNumber === unit.registrationNumber) return;
+    const [{ changes } = { changes: 0 }] = await executor
+      .select({ changes: count() })
+      .from(unitRegistrationChanges)
+      .where(and(eq(unitRegistrationChanges.unitId, unit.id), gt(unitRegistrationChanges.changedAt, new Date(at.getTime() - DAY_MS))));
+    if (Number(changes) >= REGISTRATION_CHANGES_PER_DAY) throw fieldError('registrationNumber', 'units.registration.tooOften');
+    await executor.insert(unitRegistrationChanges).values({ unitId: unit.id, previousNumber: unit.registrationNumber, registrationNumber, changedBy, changedAt: at });
+  }
+
+  return { db, platform, commands, brands, publicDir, now, requirePlatform, requireCatalog, seesAllUnits, grantedTo, visibleTo, ownUnit, isLocked, withoutAccess, weeklyHours, accountUser, reachableUnit, userNames, liveStatesOf, checkedInDrivers, timeTillParked, touch, recordRegistrationChange };
 }
 
 export type UnitCore = ReturnType<typeof createUnitCore>;

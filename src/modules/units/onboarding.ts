@@ -1,18 +1,18 @@
-import { and, asc, count, eq, gt, isNull, or } from 'drizzle-orm';
-import { fieldError, forbidden } from '../../lib/http';
+import { and, asc, eq, isNull, or } from 'drizzle-orm';
+import { forbidden } from '../../lib/http';
 import type { Actor } from '../auth/model';
-import { DAY_MS, type UnitCore } from './core';
+import type { UnitCore } from './core';
 import type { UnitHours } from './hours';
 import type { UnitListing } from './listing';
-import { type CarInfoInput, type CarInfoPending, REGISTRATION_CHANGES_PER_DAY, type UnitDetail } from './model';
-import { unitMeterCalibrations, unitOnboarding, unitRegistrationChanges, units } from './schema';
+import type { CarInfoInput, CarInfoPending, UnitDetail } from './model';
+import { unitMeterCalibrations, unitOnboarding, units } from './schema';
 
 /**
  * Car info onboarding (spec §2): after registration, and for every unit added later, administrators fill in what the
  * trip log and reports need in one short form, or skip it and come back from the unit list.
  */
 export function createUnitOnboarding(core: UnitCore, hours: UnitHours, listing: UnitListing) {
-  const { db, now, ownUnit, touch, liveStatesOf } = core;
+  const { db, now, ownUnit, touch, liveStatesOf, recordRegistrationChange } = core;
   const { latestCalibrations, odometerM } = hours;
   const { detail } = listing.methods;
 
@@ -53,21 +53,7 @@ export function createUnitOnboarding(core: UnitCore, hours: UnitHours, listing: 
       await db.transaction(async (tx) => {
         const unit = await ownUnit(actor, id, tx, true);
         const at = now();
-        if (input.registrationNumber !== unit.registrationNumber) {
-          // Spec §5: a registration number changes at most twice per 24 h, here as on the edit page.
-          const [{ changes } = { changes: 0 }] = await tx
-            .select({ changes: count() })
-            .from(unitRegistrationChanges)
-            .where(and(eq(unitRegistrationChanges.unitId, unit.id), gt(unitRegistrationChanges.changedAt, new Date(at.getTime() - DAY_MS))));
-          if (Number(changes) >= REGISTRATION_CHANGES_PER_DAY) throw fieldError('registrationNumber', 'units.registration.tooOften');
-          await tx.insert(unitRegistrationChanges).values({
-            unitId: unit.id,
-            previousNumber: unit.registrationNumber,
-            registrationNumber: input.registrationNumber,
-            changedBy: actor.userId,
-            changedAt: at,
-          });
-        }
+        await recordRegistrationChange(unit, input.registrationNumber, actor.userId, at, tx);
         await touch(
           unit.id,
           {

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, inArray, notInArray, } from 'drizzle-orm';
+import { and, desc, eq, inArray, notInArray, } from 'drizzle-orm';
 import { databaseRefusal } from '../../lib/db/errors';
 import { drizzleQuerier } from '../../lib/db/querier';
 import { AppError, fieldError, forbidden, notFound } from '../../lib/http';
@@ -6,16 +6,16 @@ import { type Language, translate } from '../../lib/i18n';
 import { userDirectory } from '../accounts/views';
 import type { AuditEntry } from '../audit/events';
 import type { Actor } from '../auth/model';
-import { DAY_MS, type Executor, errorKey, round, type UnitCore } from './core';
+import { type Executor, errorKey, round, type UnitCore } from './core';
 import type { UnitHours } from './hours';
 import type { UnitListing } from './listing';
-import { type BenefitInput, type BulkResult, type BulkTask, type Co2Input, type DetailsInput, type FuelInput, type MarkerInput, type MeterHistoryEntry, type MetersInput, NAME_HISTORY_MAX, type NameHistoryEntry, type OrganisationInput, REGISTRATION_CHANGES_PER_DAY, type UnitDetail, type WorkingHoursInput } from './model';
-import { type UnitRow, unitAccess, unitMeterCalibrations, unitNameHistory, unitRegistrationChanges, units, unitTags } from './schema';
+import { type BenefitInput, type BulkResult, type BulkTask, type Co2Input, type DetailsInput, type FuelInput, type MarkerInput, type MeterHistoryEntry, type MetersInput, NAME_HISTORY_MAX, type NameHistoryEntry, type OrganisationInput, type UnitDetail, type WorkingHoursInput } from './model';
+import { type UnitRow, unitAccess, unitMeterCalibrations, unitNameHistory, units, unitTags } from './schema';
 import type { SettingQueue } from './settings';
 
 /** The edit page's sections, each saved on its own with its own rules, and the bulk tasks that apply them to many units (spec §2, §5). */
 export function createUnitSections(core: UnitCore, hours: UnitHours, queue: SettingQueue, listing: UnitListing) {
-  const { db, now, requireCatalog, requirePlatform, visibleTo, ownUnit, userNames, liveStatesOf, touch } = core;
+  const { db, now, requireCatalog, requirePlatform, visibleTo, ownUnit, userNames, liveStatesOf, touch, recordRegistrationChange } = core;
   const { engineCounters } = hours;
   const { setOperatingMode, setReportFrequency } = queue;
   const { views } = listing;
@@ -140,20 +140,7 @@ export function createUnitSections(core: UnitCore, hours: UnitHours, queue: Sett
       await db.transaction(async (tx) => {
         const unit = await ownUnit(actor, id, tx, true);
         const at = now();
-        if (input.registrationNumber !== unit.registrationNumber) {
-          const [{ changes } = { changes: 0 }] = await tx
-            .select({ changes: count() })
-            .from(unitRegistrationChanges)
-            .where(and(eq(unitRegistrationChanges.unitId, unit.id), gt(unitRegistrationChanges.changedAt, new Date(at.getTime() - DAY_MS))));
-          if (Number(changes) >= REGISTRATION_CHANGES_PER_DAY) throw fieldError('registrationNumber', 'units.registration.tooOften');
-          await tx.insert(unitRegistrationChanges).values({
-            unitId: unit.id,
-            previousNumber: unit.registrationNumber,
-            registrationNumber: input.registrationNumber,
-            changedBy: actor.userId,
-            changedAt: at,
-          });
-        }
+        await recordRegistrationChange(unit, input.registrationNumber, actor.userId, at, tx);
         await touch(unit.id, { ...input }, tx);
       });
       return detail(actor, id);
