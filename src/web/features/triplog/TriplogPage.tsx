@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
+import type { UnitView } from '../../../modules/units/model';
 import { useSearchParams } from 'react-router';
 import { PURPOSE_MAX, NOTE_MAX, TRIP_TYPES, type TripLogEntry, type TripType } from '../../../modules/trips/model';
 import { ColumnChooser, type DataColumn, DataTable } from '../../components/DataTable';
@@ -148,6 +149,12 @@ const LOCK_ICON = (
  * type, type one by one or per page, purpose (a default purpose or free text), note, merge and split, driver
  * check-in/out, pairwise summaries of selected trips, and attesting a month (attested trips read-only).
  */
+/** Where the trip log opens without a unit asked for: the trip-log unit heard from last (it has the latest trips). */
+function latestDriven(units: UnitView[]): UnitView | undefined {
+  const seen = (unit: UnitView) => (unit.LastSeen === null ? 0 : Date.parse(unit.LastSeen));
+  return [...units].sort((a, b) => Number(b.DeviceKind === 'triplog') - Number(a.DeviceKind === 'triplog') || seen(b) - seen(a))[0];
+}
+
 export function TriplogPage() {
   const { t, i18n } = useTranslation();
   const dialogs = useDialogs();
@@ -171,7 +178,7 @@ export function TriplogPage() {
     if (next.toString() !== new URLSearchParams(window.location.search).toString()) setParams(next, { replace: true });
   }, [query, setParams]);
   const askedUnit = Number(query.unit);
-  const unitId = units.data?.some((unit) => unit.ID === askedUnit) ? askedUnit : (units.data?.[0]?.ID ?? null);
+  const unitId = units.data?.some((unit) => unit.ID === askedUnit) ? askedUnit : (latestDriven(units.data ?? [])?.ID ?? null);
   const from = query.from;
   const to = query.to;
   const askedTrip = Number(query.trip) || null;
