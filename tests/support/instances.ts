@@ -149,6 +149,8 @@ export interface TcpProxy {
   port: number;
   /** Open connections by the backend port they go to. */
   connections(): Map<number, number>;
+  /** The backend port the connection from this client port goes to (undefined while it has none). */
+  targetOf(clientPort: number): number | undefined;
   /** Backends new connections go to, in turn (a removed one gets no new connections; its open ones stay). */
   setTargets(ports: number[]): void;
   /** Cuts `count` open connections (the trackers reconnect and are sent, in turn, to the targets). */
@@ -269,6 +271,10 @@ export function startTcpProxy(initialTargets: number[]): TcpProxy {
       const counts = new Map<number, number>();
       for (const pair of pairs) if (pair.backend) counts.set(pair.target, (counts.get(pair.target) ?? 0) + 1);
       return counts;
+    },
+    targetOf(clientPort) {
+      for (const pair of pairs) if (pair.backend && pair.client.remotePort === clientPort) return pair.target;
+      return undefined;
     },
     setTargets(ports) {
       targets = [...ports];
