@@ -151,7 +151,7 @@ export interface TcpProxy {
   connections(): Map<number, number>;
   /** The backend port the connection from this client port goes to (undefined while it has none). */
   targetOf(clientPort: number): number | undefined;
-  /** Backends new connections go to, in turn (a removed one gets no new connections; its open ones stay). */
+  /** Backends new connections go to, in turn from the first (a removed one gets no new connections; its open ones stay). */
   setTargets(ports: number[]): void;
   /** Cuts `count` open connections (the trackers reconnect and are sent, in turn, to the targets). */
   cut(count: number, filter?: (target: number) => boolean): number;
@@ -278,6 +278,7 @@ export function startTcpProxy(initialTargets: number[]): TcpProxy {
     },
     setTargets(ports) {
       targets = [...ports];
+      turn = 0;
     },
     cut(count, filter) {
       let cut = 0;
