@@ -14,11 +14,11 @@ import {
 } from '../../src/lib/db/distribution';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
-interface Column {
+type Column = {
   table: string;
   column: string;
   notNull: boolean;
-}
+};
 
 let database: TestDatabase;
 let tables: string[];
