@@ -1,3 +1,4 @@
+import { openFanout } from '../src/lib/fanout';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +58,7 @@ export async function benchPlatform(
     outbox: new Outbox({ database, clock: systemClock, log }),
     queue: new JobQueue({ database, clock: systemClock, log, ...options.queue }),
     mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, database, log }),
+    fanout: await openFanout({ natsUrl: config.NATS_URL, database, log }),
   };
   await ensurePositionPartitions(platform);
   return platform;

@@ -12,6 +12,7 @@ import type { Platform } from './lib/platform';
 import { ensurePositionPartitions } from './modules/tracking/service';
 import { JobQueue } from './lib/queue';
 import { Outbox } from './lib/outbox';
+import { openFanout } from './lib/fanout';
 
 export async function openDatabase(config: Config): Promise<DatabaseHandle> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(join(config.DATA_DIR, 'pglite'));
@@ -35,6 +36,7 @@ export async function assemble(
     events,
     outbox: new Outbox({ database, clock, log }),
     queue: new JobQueue({ database, clock, log }),
+    fanout: await openFanout({ natsUrl: config.NATS_URL, database, log }),
     log,
   };
   await ensurePositionPartitions(platform);

@@ -69,6 +69,7 @@ async function main() {
     await services.trips.idle(); // lets a running trip detection finish
     await server.stop();
     await stopServices(services); // e.g. the rate limits' Redis connection
+    await platform.fanout.stop();
     await database.close();
     process.exit(0);
   };

@@ -60,6 +60,8 @@ const configSchema = z.object({
   TRUST_PROXY: booleanFlag.default(false),
   /** redis://host:port: rate limits and lockouts counted there instead of in the database. */
   REDIS_URL: z.string().url().optional(),
+  /** nats://host:port: live events (map positions, the alarm bell) between instances through NATS instead of PostgreSQL NOTIFY. */
+  NATS_URL: z.string().url().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

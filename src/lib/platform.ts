@@ -3,6 +3,7 @@ import type { Clock } from './clock';
 import type { Config } from './config';
 import type { DatabaseHandle } from './db/client';
 import type { EventBus, EventMap } from './events';
+import type { Fanout } from './fanout';
 import type { Logger } from './log';
 import type { Mailer } from './mail';
 import type { Outbox } from './outbox';
@@ -19,5 +20,7 @@ export interface Platform {
   outbox: Outbox<EventMap>;
   /** Queued jobs: now or at a time, unique keys, retries, dead letters (src/lib/queue.ts). */
   queue: JobQueue;
+  /** Live events between the instances sharing the database (src/lib/fanout). */
+  fanout: Fanout;
   log: Logger;
 }

@@ -1,5 +1,4 @@
 import type { Querier } from '../../lib/db/client';
-import { listen } from '../../lib/db/notify';
 import { nearestLocality } from '../../lib/geocoding';
 import { notFound } from '../../lib/http';
 import { textWithLink } from '../../lib/notify';
@@ -31,7 +30,7 @@ import {
 } from './model';
 import type { z } from '../../lib/validation';
 
-/** The NOTIFY channel that tells every process an account's alarms changed (payload: the account id). */
+/** The fan-out topic that tells every instance, once the change commits, that an account's alarms changed (signal: the account id). */
 export const ALARMS_CHANNEL = 'alarms';
 /** The prefix of the notification references of alarm deliveries (the notifications service hands their outcomes back). */
 export const DELIVERY_REF = 'alarms';
@@ -219,7 +218,7 @@ export async function createAlarmService(
       class: alarmClassOf(input.type),
       at: input.at.toISOString(),
     });
-    await tx('SELECT pg_notify($1, $2)', [ALARMS_CHANNEL, String(input.accountId)]);
+    await platform.fanout.signalOnCommit(tx, ALARMS_CHANNEL, String(input.accountId));
     return { alarmId, raised: true };
   }
 
@@ -345,8 +344,8 @@ export async function createAlarmService(
   }
 
   // Every process hears every account's changes and tells the sockets it holds.
-  const stopListening = await listen(database, ALARMS_CHANNEL, (payload) => {
-    const accountId = Number(payload);
+  const stopFanout = platform.fanout.subscribe(ALARMS_CHANNEL, ({ signal }) => {
+    const accountId = Number(signal);
     if (Number.isInteger(accountId) && accountId > 0) void announce(accountId).catch((error) => log.error('alarm announcement failed', { error: String(error) }));
   });
 
@@ -374,7 +373,7 @@ export async function createAlarmService(
         `UPDATE alarms SET acknowledged_at = $2, acknowledged_by = $3, acknowledged_by_name = $4 WHERE id = ANY($1::bigint[]) AND acknowledged_at IS NULL`,
         [`{${ids.join(',')}}`, clock.now().toISOString(), actor.userId, name],
       );
-      await tx('SELECT pg_notify($1, $2)', [ALARMS_CHANNEL, String(actor.accountId)]);
+      await platform.fanout.signalOnCommit(tx, ALARMS_CHANNEL, String(actor.accountId));
       return tx<AlarmRow>(`${ALARM_SELECT} WHERE a.id = ANY($1::bigint[]) ORDER BY a.id`, [`{${ids.join(',')}}`]);
     });
   }
@@ -516,7 +515,7 @@ export async function createAlarmService(
     announce,
 
     async stop(): Promise<void> {
-      await stopListening();
+      stopFanout();
     },
   };
 }

@@ -140,5 +140,5 @@ export const liveModule = defineModule({
   name: 'live',
   needs: ['tracking', 'auth'],
   create: (platform, { tracking, auth }: { tracking: TrackingService; auth: AuthService }) =>
-    new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log }),
+    new LiveHub({ tracking, auth, events: platform.events, clock: platform.clock, log: platform.log, fanout: platform.fanout }),
 });

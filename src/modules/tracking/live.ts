@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock';
 import type { EventBus } from '../../lib/events';
+import type { Fanout, FanoutDelivery } from '../../lib/fanout';
 import type { Logger } from '../../lib/log';
 import type { Actor } from '../auth/model';
 import type { AuthService } from '../auth/service';
@@ -48,6 +49,9 @@ interface LiveClient {
   visibleKey: string;
 }
 
+/** The fan-out topic of the unit states an instance has written. */
+export const UNIT_STATES_TOPIC = 'unit.states';
+
 const DEFAULTS: Required<LiveHubOptions> = {
   batchMs: LIVE_BATCH_MS,
   revalidateMs: 15_000,
@@ -64,8 +68,9 @@ const DEFAULTS: Required<LiveHubOptions> = {
  * socket of that account gets one message. A slow socket is not fed more while its buffer is full:
  * its units are remembered and it gets their latest state once it drains, so it never falls behind.
  *
- * Timers run only while sockets are open. One process owns its sockets; several instances would feed
- * their hubs from PostgreSQL LISTEN/NOTIFY carrying unit ids (the hub needs nothing else).
+ * Timers run only while sockets are open. One process owns its sockets; with several instances on one database each
+ * hub shares the states its process wrote through the fan-out (`UNIT_STATES_TOPIC`) and takes the others': whole over
+ * NATS, as unit ids over PostgreSQL NOTIFY (their states are then read like any changed unit's).
  */
 export class LiveHub {
   private readonly options: Required<LiveHubOptions>;
@@ -84,11 +89,34 @@ export class LiveHub {
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly deps: { tracking: TrackingService; auth: AuthService; events: EventBus; clock: Clock; log: Logger },
+    private readonly deps: { tracking: TrackingService; auth: AuthService; events: EventBus; clock: Clock; log: Logger; fanout?: Fanout },
     options: LiveHubOptions = {},
   ) {
     this.options = { ...DEFAULTS, ...options };
-    this.unsubscribe = deps.events.on('unit.states', ({ rows }) => this.accept(rows));
+    const fanout = deps.fanout;
+    const offLocal = deps.events.on('unit.states', ({ rows }) => {
+      this.accept(rows);
+      if (fanout && fanout.kind !== 'local') fanout.publish(UNIT_STATES_TOPIC, rows, rows.map((row) => row.unitId).join(','));
+    });
+    const offRemote = fanout?.subscribe<WrittenState[]>(UNIT_STATES_TOPIC, (delivery) => this.acceptRemote(delivery)) ?? (() => {});
+    this.unsubscribe = () => {
+      offLocal();
+      offRemote();
+    };
+  }
+
+  /** States another instance wrote: as they are (NATS), or their units' ids to read (PostgreSQL NOTIFY). */
+  private acceptRemote(delivery: FanoutDelivery<WrittenState[]>): void {
+    if (this.bySocket.size === 0) return;
+    if (delivery.message) {
+      this.accept(delivery.message.map((row) => ({ ...row, time: new Date(row.time), lastSeen: new Date(row.lastSeen) })));
+      return;
+    }
+    const unitIds = delivery.signal
+      .split(',')
+      .map(Number)
+      .filter((id) => Number.isInteger(id) && id > 0);
+    if (unitIds.length > 0) this.markChanged(unitIds);
   }
 
   /** Open sockets. */
