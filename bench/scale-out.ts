@@ -27,7 +27,7 @@ const intervalMs = Number(argument('interval', '5000'));
 const seconds = Number(argument('seconds', '30'));
 const fanout = argument('fanout', 'both') as 'both' | 'notify' | 'nats';
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const warmupSeconds = 15;
+const warmupSeconds = 5;
 const EMAIL = 'scale-out@example.com';
 const PASSWORD = 'Bench-2026!';
 
@@ -111,12 +111,12 @@ function simulate(instance: Instance, from: number, to: number) {
     ['bun', 'run', 'scripts/simulate.ts', '--imei-start', demoImei(from), '--devices', String(to - from), '--records', String(recordsPerFrame),
       '--interval', String(intervalMs), '--teltonika-port', String(instance.gateway.teltonika), '--gt06-port', String(instance.gateway.gt06),
       '--osmand-port', String(instance.gateway.osmand)],
-    { stdout: 'ignore', stderr: 'ignore' },
+    { stdout: 'ignore', stderr: 'inherit' },
   );
 }
 
 const storedSince = async (since: Date) =>
-  (await database.query<{ n: number }>('SELECT count(*)::int AS n FROM positions WHERE received_at >= $1', [since]))[0]!.n;
+  (await database.query<{ n: number }>('SELECT count(*)::int AS n FROM positions WHERE received_at >= $1', [since.toISOString()]))[0]!.n;
 
 interface Result {
   setup: string;
@@ -146,7 +146,18 @@ async function measure(setup: string, count: 1 | 2, nats?: string): Promise<Resu
       for (let d = from; d < to; d++) ingestedOn.set(unitIdOf.get(demoImei(d))!, i);
       simulators.push(simulate(instances[i]!, from, to));
     }
+    // Warm-up: until nine in ten trackers have reported through their gateway (a loaded machine starts processes
+    // slowly), then a little more so every tracker reports at its steady pace.
+    const phaseStart = new Date();
+    const deadline = Date.now() + 180_000;
+    let reporting = 0;
+    while (Date.now() < deadline) {
+      await Bun.sleep(2000);
+      reporting = (await database.query<{ n: number }>('SELECT count(*)::int AS n FROM unit_state WHERE last_seen >= $1', [phaseStart.toISOString()]))[0]!.n;
+      if (reporting >= devices * 0.9) break;
+    }
     await Bun.sleep(warmupSeconds * 1000);
+    console.log(`${reporting} of ${devices} trackers reporting; measuring for ${seconds} s`);
     for (const socket of sockets) {
       socket.samples.length = 0;
       socket.updates = 0;
