@@ -149,7 +149,9 @@ export interface TcpProxy {
   port: number;
   /** Open connections by the backend port they go to. */
   connections(): Map<number, number>;
-  /** Backends new connections go to, in turn (a removed one gets no new connections; its open ones stay). */
+  /** The backend port the connection from this client port goes to (undefined while it has none). */
+  targetOf(clientPort: number): number | undefined;
+  /** Backends new connections go to, in turn from the first (a removed one gets no new connections; its open ones stay). */
   setTargets(ports: number[]): void;
   /** Cuts `count` open connections (the trackers reconnect and are sent, in turn, to the targets). */
   cut(count: number, filter?: (target: number) => boolean): number;
@@ -270,8 +272,13 @@ export function startTcpProxy(initialTargets: number[]): TcpProxy {
       for (const pair of pairs) if (pair.backend) counts.set(pair.target, (counts.get(pair.target) ?? 0) + 1);
       return counts;
     },
+    targetOf(clientPort) {
+      for (const pair of pairs) if (pair.backend && pair.client.remotePort === clientPort) return pair.target;
+      return undefined;
+    },
     setTargets(ports) {
       targets = [...ports];
+      turn = 0;
     },
     cut(count, filter) {
       let cut = 0;
