@@ -7,7 +7,11 @@ export async function ensurePositionPartitions(platform: Platform): Promise<void
   for (let offset = -1; offset <= 2; offset++) {
     const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + offset, 1));
     try {
-      await platform.database.query('SELECT ensure_position_partition($1::date)', [month.toISOString().slice(0, 10)]);
+      await platform.database.transaction(async (tx) => {
+        // Instances starting together would race to create the same partition ("already exists"): one at a time.
+        await tx("SELECT pg_advisory_xact_lock(hashtext('positions.partitions'))");
+        await tx('SELECT ensure_position_partition($1::date)', [month.toISOString().slice(0, 10)]);
+      });
     } catch (error) {
       // Rows already in the default partition for that month block it; they stay queryable there.
       platform.log.warn('position partition not created', { month: month.toISOString().slice(0, 7), error: String(error) });
