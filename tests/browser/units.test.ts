@@ -279,7 +279,7 @@ describe('tracker replacement', () => {
     const unitId = await addUnit(suite.server, admin.accountId, oldImei, 'Grävmaskin');
     await suite.server.services.units.addStock({ imeis: [newImei], model: 'FMC130', protocol: 'teltonika', subsiteID: null }, null);
     await suite.server.database.rows(sql`update units set name = 'Grävmaskin 2' where id = ${unitId}`);
-    await suite.server.database.rows(sql`insert into unit_name_history (unit_id, previous_name, name, changed_at) values (${unitId}, 'Grävmaskin', 'Grävmaskin 2', now())`);
+    await suite.server.database.rows(sql`insert into unit_name_history (unit_id, account_id, previous_name, name, changed_at) select id, account_id, 'Grävmaskin', 'Grävmaskin 2', now() from units where id = ${unitId}`);
     const page = await suite.newPage();
     await signIn(page, admin);
     await page.goto(`/user/edit-terminal?id=${unitId}`);

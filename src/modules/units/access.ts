@@ -277,7 +277,7 @@ export function createUnitAccess(core: UnitCore, listing: UnitListing) {
         if (unit.lockedBy !== null || unit.lockedAt !== null) throw new AppError(409, 'units.lock.already');
         const at = now();
         await touch(unit.id, { lockedBy: actor.userId, lockedAt: at }, tx);
-        await tx.insert(unitLockLog).values({ unitId: unit.id, action: 'locked', userId: actor.userId, lockerId: actor.userId, at });
+        await tx.insert(unitLockLog).values({ unitId: unit.id, accountId: unit.accountId, action: 'locked', userId: actor.userId, lockerId: actor.userId, at });
         await audit(tx, actor, unit.accountId, 'unit.locked', { kind: 'unit', id: unit.id, label: unit.name }, { locked: { from: false, to: true } });
       });
       return detail(actor, id);
@@ -291,7 +291,7 @@ export function createUnitAccess(core: UnitCore, listing: UnitListing) {
         if (actor.role !== 'support' && unit.lockedBy !== actor.userId) throw forbidden('units.lock.onlyLocker');
         const at = now();
         await touch(unit.id, { lockedBy: null, lockedAt: null }, tx);
-        await tx.insert(unitLockLog).values({ unitId: unit.id, action: 'unlocked', userId: actor.userId, lockerId: unit.lockedBy, at });
+        await tx.insert(unitLockLog).values({ unitId: unit.id, accountId: unit.accountId, action: 'unlocked', userId: actor.userId, lockerId: unit.lockedBy, at });
         await audit(tx, actor, unit.accountId, 'unit.unlocked', { kind: 'unit', id: unit.id, label: unit.name }, { locked: { from: true, to: false } });
         return { unit, lockerId: unit.lockedBy };
       });

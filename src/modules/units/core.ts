@@ -268,7 +268,7 @@ export function createUnitCore(db: Database, deps: UnitServiceDeps = {}) {
       .from(unitRegistrationChanges)
       .where(and(eq(unitRegistrationChanges.unitId, unit.id), gt(unitRegistrationChanges.changedAt, new Date(at.getTime() - DAY_MS))));
     if (Number(changes) >= REGISTRATION_CHANGES_PER_DAY) throw fieldError('registrationNumber', 'units.registration.tooOften');
-    await executor.insert(unitRegistrationChanges).values({ unitId: unit.id, previousNumber: unit.registrationNumber, registrationNumber, changedBy, changedAt: at });
+    await executor.insert(unitRegistrationChanges).values({ unitId: unit.id, accountId: unit.accountId, previousNumber: unit.registrationNumber, registrationNumber, changedBy, changedAt: at });
   }
 
   return { db, platform, commands, brands, publicDir, now, requirePlatform, requireCatalog, seesAllUnits, grantedTo, visibleTo, ownUnit, isLocked, withoutAccess, weeklyHours, accountUser, reachableUnit, userNames, liveStatesOf, checkedInDrivers, timeTillParked, touch, recordRegistrationChange };

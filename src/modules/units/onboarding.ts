@@ -68,7 +68,7 @@ export function createUnitOnboarding(core: UnitCore, hours: UnitHours, listing: 
           tx,
         );
         if (current === null || Math.abs(current / 1000 - input.odometerKm) >= 0.05) {
-          await tx.insert(unitMeterCalibrations).values({ unitId: unit.id, kind: 'odometer', value: input.odometerKm * 1000, sourceValue: live?.odometerM ?? null, setBy: actor.userId, setAt: at });
+          await tx.insert(unitMeterCalibrations).values({ unitId: unit.id, accountId: unit.accountId, kind: 'odometer', value: input.odometerKm * 1000, sourceValue: live?.odometerM ?? null, setBy: actor.userId, setAt: at });
         }
         await tx
           .insert(unitOnboarding)

@@ -101,6 +101,7 @@ export const unitTags = pgTable(
 export const unitNameHistory = pgTable('unit_name_history', {
   id: serial('id').primaryKey(),
   unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   previousName: text('previous_name').notNull(),
   name: text('name').notNull(),
   changedBy: integer('changed_by'),
@@ -110,6 +111,7 @@ export const unitNameHistory = pgTable('unit_name_history', {
 export const unitRegistrationChanges = pgTable('unit_registration_changes', {
   id: serial('id').primaryKey(),
   unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   previousNumber: text('previous_number').notNull(),
   registrationNumber: text('registration_number').notNull(),
   changedBy: integer('changed_by'),
@@ -119,6 +121,7 @@ export const unitRegistrationChanges = pgTable('unit_registration_changes', {
 export const unitMeterCalibrations = pgTable('unit_meter_calibrations', {
   id: serial('id').primaryKey(),
   unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   kind: text('kind', { enum: ['odometer', 'hours'] }).notNull(),
   value: doublePrecision('value').notNull(),
   sourceValue: doublePrecision('source_value'),
@@ -129,6 +132,7 @@ export const unitMeterCalibrations = pgTable('unit_meter_calibrations', {
 export const unitLockLog = pgTable('unit_lock_log', {
   id: serial('id').primaryKey(),
   unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   action: text('action', { enum: ['locked', 'unlocked'] }).notNull(),
   userId: integer('user_id'),
   lockerId: integer('locker_id'),
@@ -210,6 +214,7 @@ export const unitSettingRequests = pgTable('unit_setting_requests', {
 export const unitTrackerHistory = pgTable('unit_tracker_history', {
   id: serial('id').primaryKey(),
   unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   previousImei: varchar('previous_imei', { length: 15 }).notNull(),
   previousModel: text('previous_model').notNull(),
   imei: varchar('imei', { length: 15 }).notNull(),

@@ -106,7 +106,7 @@ export function createUnitSections(core: UnitCore, hours: UnitHours, queue: Sett
         const unit = await ownUnit(actor, id, tx, true);
         if (unit.name === name) return;
         await touch(unit.id, { name }, tx);
-        await tx.insert(unitNameHistory).values({ unitId: unit.id, previousName: unit.name, name, changedBy: actor.userId, changedAt: now() });
+        await tx.insert(unitNameHistory).values({ unitId: unit.id, accountId: unit.accountId, previousName: unit.name, name, changedBy: actor.userId, changedAt: now() });
         const keep = tx
           .select({ id: unitNameHistory.id })
           .from(unitNameHistory)
@@ -167,11 +167,11 @@ export function createUnitSections(core: UnitCore, hours: UnitHours, queue: Sett
       const at = now();
       const rows: Array<typeof unitMeterCalibrations.$inferInsert> = [];
       if (current!.OdometerKm === null || Math.abs(current!.OdometerKm - input.odometerKm) >= 0.05) {
-        rows.push({ unitId: id, kind: 'odometer', value: input.odometerKm * 1000, sourceValue: live?.odometerM ?? null, setBy: actor.userId, setAt: at });
+        rows.push({ unitId: id, accountId: unit.accountId, kind: 'odometer', value: input.odometerKm * 1000, sourceValue: live?.odometerM ?? null, setBy: actor.userId, setAt: at });
       }
       if (current!.OperatingHours === null || Math.abs(current!.OperatingHours - input.operatingHours) >= 0.05) {
         const counter = (await engineCounters([id])).get(id);
-        rows.push({ unitId: id, kind: 'hours', value: input.operatingHours * 3600, sourceValue: counter ?? null, setBy: actor.userId, setAt: at });
+        rows.push({ unitId: id, accountId: unit.accountId, kind: 'hours', value: input.operatingHours * 3600, sourceValue: counter ?? null, setBy: actor.userId, setAt: at });
       }
       if (rows.length > 0) await db.insert(unitMeterCalibrations).values(rows);
       return detail(actor, id);

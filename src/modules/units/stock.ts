@@ -57,6 +57,7 @@ export function createUnitStock(core: UnitCore, queue: SettingQueue, listing: Un
           await touch(current.id, { imei, model: check.stock.model, protocol: check.stock.protocol, deviceKind: check.stock.deviceKind }, tx);
           await tx.insert(unitTrackerHistory).values({
             unitId: current.id,
+            accountId: current.accountId,
             previousImei: current.imei,
             previousModel: current.model,
             imei,

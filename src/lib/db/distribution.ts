@@ -1,0 +1,191 @@
+/**
+ * How every table maps onto a distributed PostgreSQL (Citus), and what is still missing before it can.
+ *
+ * The schema runs unchanged on one PostgreSQL; this map is the plan for sharding it, and
+ * `tests/integration/distribution.test.ts` checks it against the catalogue: a new table that is not named here fails,
+ * a distributed table must carry its distribution column NOT NULL, and the lists of what is still missing may only
+ * shrink. README, "Growing past one machine", explains the choices.
+ *
+ * - `account`: distributed by `account_id`, all in one co-location group, so an account's units, users, trips,
+ *   geofences, alarms… sit on one node and a query scoped to one account is a single-node query.
+ * - `unit`: distributed by `unit_id`, co-located with `positions`. The positions table is distributed by `unit_id`, not
+ *   by account: the gateway writes it knowing only the unit, every read of it is for one unit (a track, trip detection,
+ *   a report row), and one account with tens of thousands of units spreads over every node instead of filling one.
+ *   The per-unit state written with each position joins it in this group, so the ingest path stays on one node.
+ * - `reference`: small, global, read by every account; copied to every node.
+ * - `coordinator`: platform machinery that no account owns (job queue, outbox, leases, caches); stays a local table on
+ *   the coordinator, where `FOR UPDATE SKIP LOCKED` and the leases work as they do on one PostgreSQL.
+ */
+export type Placement =
+  | { kind: 'account'; column: 'account_id' }
+  | { kind: 'unit'; column: 'unit_id' }
+  | { kind: 'reference' }
+  | { kind: 'coordinator' };
+
+/** The distribution column of the positions table (and of the per-unit state co-located with it). */
+export const POSITIONS_DISTRIBUTION_COLUMN = 'unit_id';
+
+const account = { kind: 'account', column: 'account_id' } as const;
+const unit = { kind: 'unit', column: POSITIONS_DISTRIBUTION_COLUMN } as const;
+const reference = { kind: 'reference' } as const;
+const coordinator = { kind: 'coordinator' } as const;
+
+/**
+ * Per-account tables that do not carry `account_id` yet, with the parent it is backfilled from. Each needs a migration
+ * (add the column, backfill from the parent, NOT NULL, index) and its owning module writing it; until then a query on
+ * them cannot be routed to one node. The test fails if one of them gains the column and is still listed here.
+ */
+export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {
+  // owned by a unit (units.account_id)
+  device_commands: 'units',
+  geofence_units: 'units',
+  place_units: 'units',
+  trip_driver_checkins: 'units',
+  trip_unit_settings: 'units',
+  unit_access: 'units',
+  unit_images: 'units',
+  unit_object_descriptions: 'units',
+  unit_onboarding: 'units',
+  unit_setting_requests: 'units',
+  unit_tags: 'units',
+  unit_theft_reports: 'units',
+  // owned by another per-account row
+  alarm_receiver_units: 'alarm_receivers',
+  alarm_receiver_ble_units: 'alarm_receivers',
+  geofence_deactivations: 'geofences',
+  place_rules: 'places',
+  // owned by a user (users.account_id)
+  password_resets: 'users',
+  report_frequency_denials: 'users',
+  sessions: 'users',
+  trip_attest_reminders: 'users',
+  trusted_browsers: 'users',
+  two_factor_challenges: 'users',
+  user_invitations: 'users',
+  user_preferences: 'users',
+};
+
+/**
+ * Distributed tables whose primary key or a unique constraint does not include the distribution column yet. Citus
+ * requires it (a uniqueness it cannot check on one shard is refused), and a foreign key between distributed tables
+ * must include it too; the change is `PRIMARY KEY (account_id, id)` and the foreign keys that point at it. The test
+ * fails if one of them is fixed and still listed here, or if a new table joins them.
+ */
+export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
+  'alarm_deliveries',
+  'alarm_receivers',
+  'alarms',
+  'alert_numbers',
+  'audit_entries',
+  'benefit_cars',
+  'ble_devices',
+  'bookings',
+  'bulk_jobs',
+  'departments',
+  'feature_profiles',
+  'geofence_events',
+  'geofences',
+  'notification_attempts',
+  'places',
+  'projects',
+  'purposes',
+  'push_subscriptions',
+  'report_schedules',
+  'safe_home_checks',
+  'safe_homes',
+  'tags',
+  'trip_attest_log',
+  'trip_attests',
+  'trip_merge_parts',
+  'trips',
+  'unit_theft_mode',
+  'unit_tracker_history',
+  'unit_lock_log',
+  'unit_meter_calibrations',
+  'unit_registration_changes',
+  'unit_name_history',
+  'units',
+  'users',
+];
+
+/** Every table of the schema (partitions follow their parent) and where it goes. */
+export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pending'>> = {
+  // reference tables: brands, tracker models and stock, parameters, the account tree
+  accounts: reference, // the account tree (resellers and their customers): small, joined and walked by every account
+  brands: reference,
+  announcements: reference,
+  app_settings: reference,
+  benefit_parameters: reference,
+  tracker_stock: reference,
+  spatial_ref_sys: reference, // PostGIS's own
+
+  // platform machinery on the coordinator
+  schema_migrations: coordinator,
+  job_queue: coordinator,
+  scheduled_jobs: coordinator,
+  outbox_events: coordinator,
+  outbox_deliveries: coordinator,
+  outbox_subscriptions: coordinator,
+  mail_outbox: coordinator,
+  rate_limits: coordinator,
+  push_vapid_keys: coordinator,
+  geocode_cache: coordinator,
+  raw_frames: coordinator, // frames as received, before a unit is known; kept days, not months
+
+  // positions and the per-unit state written with each one
+  positions: unit,
+  unit_state: unit,
+  trip_detector_state: unit,
+  geofence_state: unit,
+  geofence_unit_marks: unit,
+  unit_engine_hours: unit,
+  alarm_unit_inputs: unit,
+
+  // per-account tables, distributed by account_id
+  account_fuel_prices: account,
+  account_settings: account,
+  alarm_account_settings: account,
+  alarm_deliveries: account,
+  alarm_receivers: account,
+  alarms: account,
+  alert_numbers: account,
+  audit_entries: account,
+  benefit_cars: account,
+  ble_devices: account,
+  bookings: account,
+  bulk_jobs: account,
+  departments: account,
+  feature_profiles: account,
+  geofence_events: account,
+  geofences: account,
+  notification_attempts: account,
+  places: account,
+  projects: account,
+  purpose_settings: account,
+  purposes: account,
+  push_subscriptions: account,
+  report_schedules: account,
+  safe_home_checks: account,
+  safe_homes: account,
+  tags: account,
+  trip_attest_log: account,
+  trip_attests: account,
+  trip_merge_parts: account,
+  trips: account,
+  unit_theft_mode: account,
+  unit_tracker_history: account,
+  unit_lock_log: account,
+  unit_meter_calibrations: account,
+  unit_registration_changes: account,
+  unit_name_history: account,
+  units: account,
+  users: account,
+
+  // per-account tables still without account_id (see ACCOUNT_ID_MISSING)
+  ...Object.fromEntries(Object.keys(ACCOUNT_ID_MISSING).map((table) => [table, 'account-pending' as const])),
+};
+
+/** The reference tables, by name (README). */
+export const REFERENCE_TABLES = Object.entries(TABLE_PLACEMENT)
+  .filter(([, placement]) => placement !== 'account-pending' && placement.kind === 'reference')
+  .map(([table]) => table);
