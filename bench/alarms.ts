@@ -263,6 +263,11 @@ const statuses = await database.query<{ channel: string; status: string; n: numb
   'SELECT channel, status, count(*)::int AS n FROM alarm_deliveries GROUP BY channel, status ORDER BY channel, status',
 );
 const [alarmCount] = await database.query<{ n: number; occurrences: number }>(`SELECT count(*)::int AS n, sum(occurrences)::int AS occurrences FROM alarms WHERE type = 'theft_zone_exit'`);
+// Commit → alarm and delivery jobs queued (the alarm row's transaction: the outbox dispatch of the exit).
+const queuedAt = await database.query<{ unit_id: number; ms: number }>(
+  `SELECT unit_id, (extract(epoch FROM created_at) * 1000)::float8 AS ms FROM alarms WHERE type = 'theft_zone_exit'`,
+);
+const queueLatencies = queuedAt.map((row) => Number(row.ms) - committed.get(row.unit_id)!).filter((ms) => Number.isFinite(ms));
 const throttled = twilio.requests.filter((request) => request.status === 429).length;
 const delivered = Object.values(received).reduce((sum, map) => sum + [...map.values()].reduce((s, times) => s + times.length, 0), 0);
 console.log(
@@ -278,6 +283,7 @@ console.log(
       sms429Answered: throttled,
       deliveryLog: statuses,
       deliveriesPerSecond: Math.round((delivered / (lastMessage - stormStart)) * 1000),
+      commitToQueuedMs: { p50: percentile(queueLatencies, 50), p95: percentile(queueLatencies, 95), max: Math.max(...queueLatencies) },
       commitToAcceptedMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: Math.max(...latencies) },
     },
     null,

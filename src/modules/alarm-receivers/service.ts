@@ -51,7 +51,13 @@ export interface AlarmRecipientDirectory {
   /** The receivers of one unit who take alarms of this class, plus the account's alert numbers; opted-out users left out. */
   recipientsOf(querier: Querier, accountId: number, unitId: number, alarmClass: AlarmClass): Promise<AlarmRecipient[]>;
   /** `recipientsOf` for several units of one account at once (a storm of alarms): by unit id, every unit asked present. */
-  recipientsOfMany(querier: Querier, accountId: number, unitIds: readonly number[], alarmClass: AlarmClass): Promise<Map<number, AlarmRecipient[]>>;
+  recipientsOfMany(
+    querier: Querier,
+    accountId: number,
+    unitIds: readonly number[],
+    alarmClass: AlarmClass,
+    device?: ReceiverDeviceType,
+  ): Promise<Map<number, AlarmRecipient[]>>;
   /**
    * Takes `segments` SMS credits from the account in the caller's transaction; false (and nothing taken) when fewer
    * remain. One credit per message segment (§ issue 21).
@@ -335,7 +341,9 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
       return (await directory.recipientsOfMany(query, accountId, [unitId], alarmClass)).get(unitId) ?? [];
     },
 
-    async recipientsOfMany(query, accountId, unitIds, alarmClass) {
+    async recipientsOfMany(query, accountId, unitIds, alarmClass, device = 'gps') {
+      // GPS units' receivers, or (device 'ble') the receivers who selected those BLE units in the picker's BLE tab.
+      const [links, unitColumn] = device === 'ble' ? ['alarm_receiver_ble_units', 'ble_device_id'] : ['alarm_receiver_units', 'unit_id'];
       const byUnit = new Map<number, AlarmRecipient[]>(unitIds.map((unitId) => [unitId, []]));
       if (unitIds.length === 0) return byUnit;
       const [setting, subsite] = await Promise.all([alarmSettingOf(query, accountId), subsiteOf(query, accountId)]);
@@ -350,11 +358,11 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
            FROM alarm_receivers r
            LEFT JOIN user_directory ud ON ud.id = r.member_id OR (r.email IS NOT NULL AND ud.email = r.email)
            WHERE r.account_id = $1 AND ${classColumn}
-             AND EXISTS (SELECT 1 FROM alarm_receiver_units ru WHERE ru.receiver_id = r.id AND ru.unit_id = ANY($2::int[]))
+             AND EXISTS (SELECT 1 FROM ${links} ru WHERE ru.receiver_id = r.id AND ru.${unitColumn} = ANY($2::int[]))
            GROUP BY r.id
          )
-         SELECT r.*, ru.unit_id FROM r JOIN alarm_receiver_units ru ON ru.receiver_id = r.id AND ru.unit_id = ANY($2::int[])
-         ORDER BY ru.unit_id, r.id`,
+         SELECT r.*, ru.${unitColumn} AS unit_id FROM r JOIN ${links} ru ON ru.receiver_id = r.id AND ru.${unitColumn} = ANY($2::int[])
+         ORDER BY ru.${unitColumn}, r.id`,
         [accountId, `{${unitIds.join(',')}}`],
       );
       for (const row of rows) {

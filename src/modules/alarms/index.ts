@@ -55,6 +55,13 @@ export const alarmsModule = defineModule({
   routes: (alarms, { auth }: { auth: AuthService }) => alarmRoutes(alarms, auth),
   jobs: (alarms) => [
     {
+      name: 'alarms.ble-range',
+      intervalSeconds: 60,
+      run: async () => {
+        await alarms.checkBleRange();
+      },
+    },
+    {
       name: 'alarms.service-dates',
       intervalSeconds: 3600,
       run: async () => {

@@ -19,6 +19,7 @@ import { type Candidate, judge, type JudgedPosition, mayMatter, NO_INPUTS, type 
 import { type AlarmFacts, alarmMessage, smsSegments } from './messages';
 import {
   ALARM_COOL_DOWN_S,
+  BLE_OUT_OF_RANGE_MINUTES,
   ALARM_TYPES,
   type AlarmDeliveryStatus,
   type AlarmDeliveryView,
@@ -46,6 +47,8 @@ export interface RaiseInput {
   latitude: number | null;
   longitude: number | null;
   details?: Record<string, string | number | boolean | null>;
+  /** A BLE alarm's device: its episodes are the device's own, and it goes to the receivers who selected that BLE unit. */
+  bleDeviceId?: number | null;
 }
 
 interface AlarmRow extends Record<string, unknown> {
@@ -134,25 +137,29 @@ export async function createAlarmService(
    * (else message by message, in alarm order, until they run out), every job queued in one statement and the delivery
    * log written in one.
    */
-  async function deliverMany(tx: Querier, alarms: ReadonlyArray<{ facts: AlarmFacts; accountId: number }>): Promise<number> {
+  async function deliverMany(tx: Querier, alarms: ReadonlyArray<{ facts: AlarmFacts; accountId: number; bleDeviceId: number | null }>): Promise<number> {
     if (alarms.length === 0) return 0;
-    const groups = new Map<string, { accountId: number; alarmClass: AlarmClass; unitIds: Set<number> }>();
-    for (const { facts, accountId } of alarms) {
+    // A GPS unit's alarm goes to its receivers; a BLE alarm to the receivers of its BLE unit.
+    const recipientKey = (accountId: number, facts: AlarmFacts, bleDeviceId: number | null) =>
+      bleDeviceId === null ? `${accountId}:${alarmClassOf(facts.type)}:gps:${facts.unitId}` : `${accountId}:${alarmClassOf(facts.type)}:ble:${bleDeviceId}`;
+    const groups = new Map<string, { accountId: number; alarmClass: AlarmClass; device: 'gps' | 'ble'; ids: Set<number> }>();
+    for (const { facts, accountId, bleDeviceId } of alarms) {
       const alarmClass = alarmClassOf(facts.type);
-      const key = `${accountId}:${alarmClass}`;
-      const group = groups.get(key) ?? { accountId, alarmClass, unitIds: new Set<number>() };
-      group.unitIds.add(facts.unitId);
+      const device = bleDeviceId === null ? 'gps' : 'ble';
+      const key = `${accountId}:${alarmClass}:${device}`;
+      const group = groups.get(key) ?? { accountId, alarmClass, device, ids: new Set<number>() };
+      group.ids.add(bleDeviceId ?? facts.unitId);
       groups.set(key, group);
     }
     const recipientsBy = new Map<string, AlarmRecipient[]>();
     for (const [key, group] of groups) {
-      const byUnit = await directory.recipientsOfMany(tx, group.accountId, [...group.unitIds], group.alarmClass);
-      for (const [unitId, recipients] of byUnit) recipientsBy.set(`${key}:${unitId}`, recipients);
+      const byId = await directory.recipientsOfMany(tx, group.accountId, [...group.ids], group.alarmClass, group.device);
+      for (const [id, recipients] of byId) recipientsBy.set(`${key}:${id}`, recipients);
     }
     type Planned = { accountId: number; alarmId: number; recipient: AlarmRecipient; channel: 'email' | 'sms' | 'push'; message: NotificationMessage; segments: number };
     const planned: Planned[] = [];
-    for (const { facts, accountId } of alarms) {
-      for (const recipient of recipientsBy.get(`${accountId}:${alarmClassOf(facts.type)}:${facts.unitId}`) ?? []) {
+    for (const { facts, accountId, bleDeviceId } of alarms) {
+      for (const recipient of recipientsBy.get(recipientKey(accountId, facts, bleDeviceId)) ?? []) {
         const message = alarmMessage(facts, recipient.language, recipient.timeZone);
         const base = { accountId, alarmId: facts.alarmId, recipient, message, segments: 0 };
         if (recipient.email && !recipient.alertNumber) planned.push({ ...base, channel: 'email' });
@@ -219,18 +226,27 @@ export async function createAlarmService(
     const order = inputs
       .map((input, index) => ({ input, index }))
       .sort((a, b) => a.input.unitId - b.input.unitId || typeIndex(a.input.type) - typeIndex(b.input.type) || a.input.at.getTime() - b.input.at.getTime());
-    const pairs = [...new Map(order.map(({ input }) => [`${input.unitId}:${input.type}`, input])).values()];
+    // An episode is a unit's and type's, or a BLE device's and type's.
+    const keyOf = (input: RaiseInput) => `${input.unitId}:${input.type}:${input.bleDeviceId ?? 0}`;
+    const pairs = [...new Map(order.map(({ input }) => [keyOf(input), input])).values()];
+    const lockKeys = pairs
+      .map((input) => (input.bleDeviceId ? [input.bleDeviceId, 32_000 + typeIndex(input.type)] : [input.unitId, 31_000 + typeIndex(input.type)]) as [number, number])
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     await tx(
       `SELECT count(pg_advisory_xact_lock(u, t)) FROM (SELECT u, t FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS x(u, t, n) ORDER BY n OFFSET 0) locks`,
-      [`{${pairs.map((input) => input.unitId).join(',')}}`, `{${pairs.map((input) => 31_000 + typeIndex(input.type)).join(',')}}`],
+      [`{${lockKeys.map((key) => key[0]).join(',')}}`, `{${lockKeys.map((key) => key[1]).join(',')}}`],
     );
     const unitIds = [...new Set(pairs.map((input) => input.unitId))];
     const [lastRows, unitRows] = [
-      await tx<{ id: string; unit_id: number; type: AlarmType; last_seen_at: Date | string }>(
-        `SELECT DISTINCT ON (unit_id, type) id, unit_id, type, last_seen_at FROM alarms
-         WHERE (unit_id, type) IN (SELECT * FROM unnest($1::int[], $2::text[]))
-         ORDER BY unit_id, type, last_seen_at DESC`,
-        [`{${pairs.map((input) => input.unitId).join(',')}}`, `{${pairs.map((input) => input.type).join(',')}}`],
+      await tx<{ id: string; unit_id: number; type: AlarmType; ble: number; last_seen_at: Date | string }>(
+        `SELECT DISTINCT ON (unit_id, type, coalesce(ble_device_id, 0)) id, unit_id, type, coalesce(ble_device_id, 0) AS ble, last_seen_at FROM alarms
+         WHERE (unit_id, type, coalesce(ble_device_id, 0)) IN (SELECT * FROM unnest($1::int[], $2::text[], $3::int[]))
+         ORDER BY unit_id, type, coalesce(ble_device_id, 0), last_seen_at DESC`,
+        [
+          `{${pairs.map((input) => input.unitId).join(',')}}`,
+          `{${pairs.map((input) => input.type).join(',')}}`,
+          `{${pairs.map((input) => input.bleDeviceId ?? 0).join(',')}}`,
+        ],
       ),
       await tx<{ unit_id: number; account_id: number; name: string; registration_number: string | null }>(
         'SELECT unit_id, account_id, name, registration_number FROM unit_alarm_settings WHERE unit_id = ANY($1::int[])',
@@ -241,14 +257,14 @@ export async function createAlarmService(
     type Episode = { id: number | null; lastSeen: number; occurrences: number; input: RaiseInput; address: string | null };
     const episodes = new Map<string, Episode>();
     for (const row of lastRows) {
-      episodes.set(`${row.unit_id}:${row.type}`, { id: Number(row.id), lastSeen: new Date(row.last_seen_at).getTime(), occurrences: 0, input: inputs[0]!, address: null });
+      episodes.set(`${row.unit_id}:${row.type}:${Number(row.ble)}`, { id: Number(row.id), lastSeen: new Date(row.last_seen_at).getTime(), occurrences: 0, input: inputs[0]!, address: null });
     }
     const results: Array<{ alarmId: number; raised: boolean }> = inputs.map(() => ({ alarmId: 0, raised: false }));
     const fresh: Episode[] = [];
     const continued: Episode[] = [];
     const outcomeOf = new Map<number, Episode>();
     for (const { input, index } of order) {
-      const key = `${input.unitId}:${input.type}`;
+      const key = keyOf(input);
       const last = episodes.get(key);
       const at = input.at.getTime();
       if (last && Math.abs(at - last.lastSeen) <= ALARM_COOL_DOWN_S * 1000) {
@@ -277,14 +293,15 @@ export async function createAlarmService(
         `WITH x AS (
            SELECT * FROM jsonb_to_recordset($1::jsonb)
              AS x(n int, account_id int, unit_id int, type text, class text, raised_at timestamptz, last_seen_at timestamptz, occurrences int,
-                  lat float8, lon float8, address text, details jsonb)
+                  lat float8, lon float8, address text, details jsonb, ble_device_id int)
          ),
          ins AS (
-           INSERT INTO alarms (account_id, unit_id, type, class, raised_at, last_seen_at, occurrences, lat, lon, address, details)
-           SELECT account_id, unit_id, type, class, raised_at, last_seen_at, occurrences, lat, lon, address, details FROM x ORDER BY n
-           RETURNING id, unit_id, type, raised_at
+           INSERT INTO alarms (account_id, unit_id, type, class, raised_at, last_seen_at, occurrences, lat, lon, address, details, ble_device_id)
+           SELECT account_id, unit_id, type, class, raised_at, last_seen_at, occurrences, lat, lon, address, details, ble_device_id FROM x ORDER BY n
+           RETURNING id, unit_id, type, raised_at, ble_device_id
          )
-         SELECT ins.id, x.n FROM ins JOIN x ON x.unit_id = ins.unit_id AND x.type = ins.type AND x.raised_at = ins.raised_at`,
+         SELECT ins.id, x.n FROM ins JOIN x ON x.unit_id = ins.unit_id AND x.type = ins.type AND x.raised_at = ins.raised_at
+           AND coalesce(x.ble_device_id, 0) = coalesce(ins.ble_device_id, 0)`,
         [
           JSON.stringify(
             fresh.map((episode, n) => ({
@@ -300,6 +317,7 @@ export async function createAlarmService(
               lon: episode.input.longitude,
               address: episode.address,
               details: episode.input.details ?? {},
+              ble_device_id: episode.input.bleDeviceId ?? null,
             })),
           ),
         ],
@@ -311,6 +329,7 @@ export async function createAlarmService(
           const unit = unitsById.get(episode.input.unitId)!;
           return {
             accountId: episode.input.accountId,
+            bleDeviceId: episode.input.bleDeviceId ?? null,
             facts: {
               alarmId: episode.id!,
               unitId: episode.input.unitId,
@@ -359,6 +378,7 @@ export async function createAlarmService(
 
   /** The stored-batch hook: the device rules over a batch's positions, in the batch's transaction. */
   async function onStoredBatch(query: Querier, positions: readonly StoredPosition[]): Promise<void> {
+    await recordBleSightings(query, positions);
     const byUnit = new Map<number, { accountId: number; positions: JudgedPosition[] }>();
     for (const position of positions) {
       if ((position.flags & FLAGS_NOT_A_FIX) !== 0) continue;
@@ -443,6 +463,81 @@ export async function createAlarmService(
     await raiseMany(query, raised);
   }
 
+  /**
+   * BLE devices heard in a batch's positions (their MACs in the records' BLE readings): a device heard by the GPS unit it
+   * is paired with is in range at that time; heard again after its out-of-range alarm, a later absence alarms anew.
+   */
+  async function recordBleSightings(query: Querier, positions: readonly StoredPosition[]): Promise<void> {
+    const heard = new Map<string, { unitId: number; mac: string; ms: number }>();
+    for (const position of positions) {
+      const readings = position.normalized?.ble;
+      if (!Array.isArray(readings)) continue;
+      for (const reading of readings) {
+        if (typeof reading.mac !== 'string') continue;
+        const key = `${position.unitId}:${reading.mac}`;
+        const ms = position.time.getTime();
+        if ((heard.get(key)?.ms ?? -1) < ms) heard.set(key, { unitId: position.unitId, mac: reading.mac, ms });
+      }
+    }
+    if (heard.size === 0) return;
+    await query(
+      `INSERT INTO alarm_ble_sightings (ble_device_id, unit_id, last_seen)
+       SELECT d.id, d.paired_unit_id, max(to_timestamp(h.ms / 1000.0))
+       FROM jsonb_to_recordset($1::jsonb) AS h(unit_id int, mac text, ms float8)
+       JOIN ble_device_directory d ON d.mac = h.mac AND d.paired_unit_id = h.unit_id
+       GROUP BY d.id, d.paired_unit_id
+       ORDER BY d.id
+       ON CONFLICT (ble_device_id) DO UPDATE SET unit_id = EXCLUDED.unit_id, last_seen = EXCLUDED.last_seen, alarmed_at = NULL
+         WHERE EXCLUDED.last_seen > alarm_ble_sightings.last_seen OR EXCLUDED.unit_id <> alarm_ble_sightings.unit_id`,
+      [JSON.stringify([...heard.values()].map((entry) => ({ unit_id: entry.unitId, mac: entry.mac, ms: entry.ms })))],
+    );
+  }
+
+  /**
+   * The out-of-range check (every minute): a paired BLE device last heard more than `BLE_OUT_OF_RANGE_MINUTES` ago by
+   * its GPS unit, which has reported since then for that long (so the unit is alive and the tag is what went quiet),
+   * raises a security alarm `ble_out_of_range` for the unit, naming the device, to the receivers of that BLE unit; once
+   * per absence (the sighting is marked in the same transaction, so two processes never both raise it).
+   */
+  async function checkBleRange(): Promise<number> {
+    const now = clock.now();
+    return database.transaction(async (tx) => {
+      const due = await tx<{ ble_device_id: number; unit_id: number; account_id: number; name: string; mac: string; last_seen: Date | string; lat: number; lon: number; valid: boolean }>(
+        `WITH due AS (
+           SELECT s.ble_device_id FROM alarm_ble_sightings s
+           JOIN ble_device_directory d ON d.id = s.ble_device_id AND d.paired_unit_id = s.unit_id
+           JOIN unit_latest_fix f ON f.unit_id = s.unit_id
+           WHERE s.alarmed_at IS NULL AND s.last_seen < $1::timestamptz - make_interval(mins => $2)
+             AND f.time >= s.last_seen + make_interval(mins => $2)
+           ORDER BY s.ble_device_id LIMIT 1000
+           FOR UPDATE OF s SKIP LOCKED
+         ),
+         marked AS (
+           UPDATE alarm_ble_sightings s SET alarmed_at = $1 FROM due WHERE s.ble_device_id = due.ble_device_id
+           RETURNING s.ble_device_id, s.unit_id, s.last_seen
+         )
+         SELECT m.ble_device_id, m.unit_id, d.account_id, d.name, d.mac, m.last_seen, ST_Y(f.geom) AS lat, ST_X(f.geom) AS lon, f.valid
+         FROM marked m JOIN ble_device_directory d ON d.id = m.ble_device_id JOIN unit_latest_fix f ON f.unit_id = m.unit_id
+         ORDER BY m.ble_device_id`,
+        [now.toISOString(), BLE_OUT_OF_RANGE_MINUTES],
+      );
+      const results = await raiseMany(
+        tx,
+        due.map((row) => ({
+          accountId: row.account_id,
+          unitId: row.unit_id,
+          type: 'ble_out_of_range' as const,
+          at: now,
+          latitude: row.valid ? row.lat : null,
+          longitude: row.valid ? row.lon : null,
+          details: { tag: row.name, mac: row.mac, minutes: Math.floor((now.getTime() - new Date(row.last_seen).getTime()) / 60_000) },
+          bleDeviceId: row.ble_device_id,
+        })),
+      );
+      return results.filter((result) => result.raised).length;
+    });
+  }
+
   function candidateInput(accountId: number, unitId: number, alarm: Candidate): RaiseInput {
     return { accountId, unitId, type: alarm.type, at: alarm.at, latitude: alarm.latitude, longitude: alarm.longitude, details: alarm.details };
   }
@@ -517,6 +612,7 @@ export async function createAlarmService(
     onStoredBatch,
 
     raiseMany,
+    checkBleRange,
 
     /**
      * Outbox subscriber of zone crossings, a dispatch pass's crossings at once: leaving a theft-mode zone is a security
