@@ -1,21 +1,23 @@
 /**
- * `bun run bench:alarms [--units 10000] [--sms-429 0.05] [--kill-at 0.4] [--timeout 600] [--workers 1]`
+ * `bun run bench:alarms [--units 10000] [--sms-429 0.05] [--kill-at 0.4] [--timeout 600] [--workers 1] [--lease 15] [--concurrency 16]`
  *
  * An alarm storm on PostgreSQL (BENCH_DATABASE_URL, else DATABASE_URL / TEST_DATABASE_URL, else the local server; a
- * database `fleet_bench` is created for the run): `--units` units, each in a theft-mode zone of its own, with one alarm
- * receiver taking security alarms by e-mail, SMS and web push. Every unit leaves its zone at once: the positions go
+ * database `fleet_bench_alarms` is created for the run): `--units` units, each in a theft-mode zone of its own, with one
+ * alarm receiver taking security alarms by e-mail, SMS and web push. Every unit leaves its zone at once: the positions go
  * through the ingest batches' hooks (geofence matching and the alarm engine) in batches of 2,000, committed as the
- * ingest writer commits them; the zone exits reach the alarm engine through the outbox, each alarm is queued to its
- * receiver's three channels, and worker processes (the product's outbox dispatcher and job queue) send them to loopback
- * servers speaking SMTP, Twilio's REST API (answering `--sms-429` of requests with 429) and web push (decrypting).
- * When `--kill-at` of the expected messages have arrived, the worker is killed with SIGKILL and a new one started.
+ * ingest writer commits them; the zone exits reach the alarm engine through the outbox (a batch subscriber: a dispatch
+ * pass's exits become alarms and delivery jobs in one set of statements), each alarm is queued to its receiver's three
+ * channels, and `--workers` portal processes (`src/main.ts` with JOBS on, no gateway: the product's outbox dispatcher
+ * and job queue, `JOB_LEASE_SECONDS=--lease`, `JOB_CONCURRENCY=--concurrency`) send them to loopback servers speaking
+ * SMTP, Twilio's REST API (answering `--sms-429` of requests with 429) and web push (decrypting). When `--kill-at` of
+ * the expected messages have arrived, a portal process is killed with SIGKILL (kill -9) and a new one started.
  *
  * Printed: messages received per channel at the servers (a repeat carrying a delivery's Message-ID or push Topic already
  * seen is counted apart, as the receiver drops it), units with a message missing or received twice, the delivery
  * log's statuses, deliveries per second (first commit → last message), and p50/p95 from the commit of a unit's exit
  * position to its message's acceptance by the server.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { Subprocess } from 'bun';
 import { createServices, servicesSubscriptions } from '../src/app';
 import { subscribeAll } from '../src/composition';
 import { openPostgres } from '../src/lib/db/client';
@@ -25,28 +27,15 @@ import { startSmtpServer } from '../tests/support/smtp';
 import { startTwilioServer } from '../tests/support/twilio';
 import { argument, benchPlatform, openBenchDatabase, percentile, seedUnits } from './support';
 
-const WORKER = process.argv.includes('--worker');
 const BATCH_POSITIONS = 2000;
 
-/** The product's platform and services over the database, with a short job lease so a killed worker's jobs return soon. */
+/** The product's platform and services over the database (this process stores the storm's positions; it dispatches nothing). */
 async function benchApp(url: string, env: Record<string, string>) {
-  const platform = await benchPlatform(await openPostgres(url, 8), env, {
-    logLevel: 'error',
-    queue: { leaseMs: 15_000, concurrency: 16, backoffMs: 1_000 },
-  });
+  const platform = await benchPlatform(await openPostgres(url, 8), env, { logLevel: 'error' });
   const services = await createServices(platform);
   subscribeAll(platform.outbox, servicesSubscriptions(platform, services));
   await platform.outbox.register();
   return { platform, services };
-}
-
-if (WORKER) {
-  // A worker: the outbox dispatcher and the job queue, as a portal process with JOBS on runs them.
-  const { platform } = await benchApp(process.env.BENCH_URL!, JSON.parse(process.env.BENCH_ENV!));
-  await platform.outbox.start();
-  await platform.queue.start();
-  process.stdout.write('started\n');
-  await new Promise(() => {});
 }
 
 const unitCount = Number(argument('units', '10000'));
@@ -54,15 +43,17 @@ const smsFailure = Number(argument('sms-429', '0.05'));
 const killAt = Number(argument('kill-at', '0.4'));
 const timeoutS = Number(argument('timeout', '600'));
 const workerCount = Number(argument('workers', '1'));
+const leaseS = Number(argument('lease', '15'));
+const concurrency = Number(argument('concurrency', '16'));
 process.env.BENCH_DATABASE_URL ??= process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const smtp = await startSmtpServer();
 const twilio = await startTwilioServer();
 const push = await startPushService();
-const { database: setup } = await openBenchDatabase('postgres');
+const { database: setup } = await openBenchDatabase('postgres', 'fleet_bench_alarms');
 const benchUrl = (() => {
   const url = new URL(process.env.BENCH_DATABASE_URL!);
-  url.pathname = '/fleet_bench';
+  url.pathname = '/fleet_bench_alarms';
   return url.toString();
 })();
 await setup.close();
@@ -158,15 +149,42 @@ async function store(positions: StoredPosition[], committed?: Map<number, number
 }
 await store([...fixes(0, false), ...fixes(10, false)]);
 
-// --- Workers, the servers' counters, then the storm.
-const workers: ChildProcess[] = [];
-function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [import.meta.path, '--worker'], {
-    env: { ...process.env, BENCH_URL: benchUrl, BENCH_ENV: JSON.stringify(env) },
-    stdio: ['ignore', 'pipe', 'inherit'],
+// --- Portal processes (src/main.ts with JOBS on, no gateway, no demo), the servers' counters, then the storm.
+const workers: Subprocess[] = [];
+function freePort(): number {
+  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
+  const port = listener.port;
+  listener.stop(true);
+  return port;
+}
+async function startWorker(): Promise<Subprocess> {
+  const port = freePort();
+  const child = Bun.spawn(['bun', 'src/main.ts'], {
+    cwd: new URL('..', import.meta.url).pathname,
+    env: {
+      ...process.env,
+      ...env,
+      DATABASE_URL: benchUrl,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      GATEWAY: '0',
+      JOBS: '1',
+      DEMO: '0',
+      LOG_LEVEL: 'error',
+      JOB_LEASE_SECONDS: String(leaseS),
+      JOB_CONCURRENCY: String(concurrency),
+    },
+    stdout: 'ignore',
+    stderr: 'inherit',
   });
   workers.push(child);
-  return new Promise((resolve) => child.stdout!.on('data', (data: Buffer) => data.toString().includes('started') && resolve(child)));
+  for (let i = 0; i < 1200; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/api/health`)).ok) return child;
+    } catch {}
+    await Bun.sleep(100);
+  }
+  throw new Error('the portal did not answer /api/health within 120 s');
 }
 for (let n = 0; n < workerCount; n++) await startWorker();
 
@@ -222,7 +240,7 @@ while (Date.now() < deadline) {
     killed = true;
     const victim = workers.shift()!;
     victim.kill('SIGKILL');
-    console.log(`worker killed with SIGKILL at ${total()} of ${expected} messages; a new one starts`);
+    console.log(`portal process killed with SIGKILL (kill -9) at ${total()} of ${expected} messages; a new one starts`);
     await startWorker();
   }
   if (total() >= expected) break;
@@ -245,6 +263,11 @@ const statuses = await database.query<{ channel: string; status: string; n: numb
   'SELECT channel, status, count(*)::int AS n FROM alarm_deliveries GROUP BY channel, status ORDER BY channel, status',
 );
 const [alarmCount] = await database.query<{ n: number; occurrences: number }>(`SELECT count(*)::int AS n, sum(occurrences)::int AS occurrences FROM alarms WHERE type = 'theft_zone_exit'`);
+// Commit → alarm and delivery jobs queued (the alarm row's transaction: the outbox dispatch of the exit).
+const queuedAt = await database.query<{ unit_id: number; ms: number }>(
+  `SELECT unit_id, (extract(epoch FROM created_at) * 1000)::float8 AS ms FROM alarms WHERE type = 'theft_zone_exit'`,
+);
+const queueLatencies = queuedAt.map((row) => Number(row.ms) - committed.get(row.unit_id)!).filter((ms) => Number.isFinite(ms));
 const throttled = twilio.requests.filter((request) => request.status === 429).length;
 const delivered = Object.values(received).reduce((sum, map) => sum + [...map.values()].reduce((s, times) => s + times.length, 0), 0);
 console.log(
@@ -260,6 +283,7 @@ console.log(
       sms429Answered: throttled,
       deliveryLog: statuses,
       deliveriesPerSecond: Math.round((delivered / (lastMessage - stormStart)) * 1000),
+      commitToQueuedMs: { p50: percentile(queueLatencies, 50), p95: percentile(queueLatencies, 95), max: Math.max(...queueLatencies) },
       commitToAcceptedMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: Math.max(...latencies) },
     },
     null,

@@ -96,6 +96,8 @@ export const PUBLISHED_VIEWS: Record<string, string> = {
   unit_booked_drivers: 'bookings',
   // A unit's names, overspeed threshold and service settings (the alarm engine reads them).
   unit_alarm_settings: 'units',
+  // BLE devices' owner, MAC, name and paired GPS unit (the alarm engine's out-of-range check reads them).
+  ble_device_directory: 'io',
   // What the fleet reports read: trips, a unit's fuel/emission/eco settings, positions' motion and fuel level.
   trip_report_rows: 'trips',
   unit_report_settings: 'units',

@@ -35,7 +35,7 @@ export async function assemble(
     mailer: createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, database, log }),
     events,
     outbox: new Outbox({ database, clock, log }),
-    queue: new JobQueue({ database, clock, log }),
+    queue: new JobQueue({ database, clock, log, leaseMs: config.JOB_LEASE_SECONDS * 1000, concurrency: config.JOB_CONCURRENCY }),
     fanout: await openFanout({ natsUrl: config.NATS_URL, database, log }),
     log,
   };

@@ -1,7 +1,7 @@
 import type { AnyElysia } from 'elysia';
 import type { JobDefinition } from './jobs/scheduler';
 import type { EventMap } from './lib/events';
-import type { Outbox, OutboxSubscriber } from './lib/outbox';
+import type { Outbox, OutboxBatchSubscriber, OutboxSubscriber } from './lib/outbox';
 import type { Platform } from './lib/platform';
 
 /**
@@ -9,12 +9,23 @@ import type { Platform } from './lib/platform';
  * the dispatcher's transaction (`subscriber` names it across releases; deliveries are recorded under it).
  */
 export type OutboxSubscription<Events extends object = EventMap> = {
-  [K in keyof Events & string]: { type: K; subscriber: string; handle: OutboxSubscriber<Events, K> };
+  [K in keyof Events & string]:
+    | { type: K; subscriber: string; handle: OutboxSubscriber<Events, K>; handleMany?: undefined }
+    | { type: K; subscriber: string; handle?: undefined; handleMany: OutboxBatchSubscriber<Events, K> };
 }[keyof Events & string];
 
 /** One subscription, its handler typed from its event type. */
 export function subscription<K extends keyof EventMap & string>(type: K, subscriber: string, handle: OutboxSubscriber<EventMap, K>): OutboxSubscription {
   return { type, subscriber, handle } as OutboxSubscription;
+}
+
+/** One batch subscription: its handler gets all of a dispatch pass's events of the type at once (`Outbox.subscribeMany`). */
+export function batchSubscription<K extends keyof EventMap & string>(
+  type: K,
+  subscriber: string,
+  handleMany: OutboxBatchSubscriber<EventMap, K>,
+): OutboxSubscription {
+  return { type, subscriber, handleMany } as OutboxSubscription;
 }
 
 /**
@@ -84,5 +95,8 @@ export function moduleSubscriptions(modules: readonly AnyModule[], services: Rec
 
 /** Hands each subscription to the outbox (before `outbox.register()`, which records them for publishers). */
 export function subscribeAll<Events extends object>(outbox: Outbox<Events>, subscriptions: readonly OutboxSubscription<Events>[]): void {
-  for (const { type, subscriber, handle } of subscriptions) outbox.subscribe(type, subscriber, handle as OutboxSubscriber<Events, typeof type>);
+  for (const { type, subscriber, handle, handleMany } of subscriptions) {
+    if (handleMany) outbox.subscribeMany(type, subscriber, handleMany as OutboxBatchSubscriber<Events, typeof type>);
+    else outbox.subscribe(type, subscriber, handle as OutboxSubscriber<Events, typeof type>);
+  }
 }

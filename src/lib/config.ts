@@ -35,6 +35,10 @@ const configSchema = z.object({
   OSMAND_PORT: port.default(5055),
   GATEWAY: booleanFlag.default(true),
   JOBS: booleanFlag.default(true),
+  /** Seconds a running job is leased to its process: a job of a process that died runs again after this. */
+  JOB_LEASE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+  /** Jobs (messages sent, reports built) one process runs side by side. */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   RAW_FRAME_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
   /** How far ahead of the server clock a tracker's fix time may lie; later ones are stored flagged, never as a fix. */
   FIX_FUTURE_SKEW_SECONDS: z.coerce.number().int().min(0).max(31 * 86_400).default(300),

@@ -148,6 +148,42 @@ export class JobQueue {
     return { id: Number(existing!.id), created: false };
   }
 
+  /**
+   * Enqueues many jobs of one name in one statement (in the caller's transaction when given), each with its unique key;
+   * returns their ids in input order (an existing job's id when its key existed, `created` false).
+   */
+  async enqueueMany(
+    tx: Querier | null,
+    name: string,
+    jobs: ReadonlyArray<{ payload: unknown; uniqueKey: string; runAt?: Date }>,
+  ): Promise<Array<{ id: number; created: boolean }>> {
+    if (jobs.length === 0) return [];
+    const query = tx ?? this.options.database.query;
+    const maxAttempts = this.definitions.get(name)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const now = iso(this.options.clock.now());
+    const rows = await query<{ ord: string | number; id: string; created: boolean }>(
+      `WITH input AS (
+         SELECT item->>'key' AS unique_key, item->'payload' AS payload, coalesce((item->>'runAt')::timestamptz, $3::timestamptz) AS run_at, ord
+         FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS items(item, ord)
+       ),
+       job AS (
+         INSERT INTO job_queue (name, unique_key, payload, run_at, max_attempts)
+         SELECT $1, unique_key, payload, run_at, $4 FROM input ORDER BY ord
+         ON CONFLICT (name, unique_key) WHERE unique_key IS NOT NULL DO NOTHING
+         RETURNING id, unique_key
+       ),
+       wake AS (SELECT pg_notify('${CHANNEL}', '') WHERE EXISTS (SELECT 1 FROM job))
+       SELECT input.ord, coalesce(job.id, existing.id) AS id, job.id IS NOT NULL AS created
+       FROM input LEFT JOIN job ON job.unique_key = input.unique_key
+       LEFT JOIN job_queue existing ON job.id IS NULL AND existing.name = $1 AND existing.unique_key = input.unique_key
+       LEFT JOIN wake ON true
+       ORDER BY input.ord`,
+      [name, JSON.stringify(jobs.map((job) => ({ key: job.uniqueKey, payload: job.payload ?? {}, runAt: job.runAt ? iso(job.runAt) : undefined }))), now, maxAttempts],
+    );
+    this.loop.committed();
+    return rows.map((row) => ({ id: Number(row.id), created: row.created === true }));
+  }
+
   /** Deletes jobs that finished before `cutoff` (their unique keys are free again); dead ones stay. */
   async prune(cutoff: Date): Promise<void> {
     await this.options.database.query(`DELETE FROM job_queue WHERE status = 'done' AND finished_at < $1`, [cutoff.toISOString()]);

@@ -31,6 +31,16 @@ export type OutboxSubscriber<Events extends object, K extends keyof Events> = (
   tx: Querier,
 ) => Promise<void>;
 
+/**
+ * A subscriber handed every due event of its type claimed in one pass at once (in event order), in the dispatcher's
+ * transaction: one set of statements for a storm of events instead of one per event. When it fails, the next pass of
+ * this dispatcher hands it the events one at a time, so the failure is recorded against the one event that causes it.
+ */
+export type OutboxBatchSubscriber<Events extends object, K extends keyof Events> = (
+  events: ReadonlyArray<OutboxEvent<Events, K>>,
+  tx: Querier,
+) => Promise<void>;
+
 export interface OutboxOptions {
   database: DatabaseHandle;
   clock: Clock;
@@ -84,7 +94,12 @@ const PUBLISH_MANY_SQL = `
   SELECT pg_notify('${CHANNEL}', '')`;
 
 export class Outbox<Events extends object> {
-  private readonly subscribers = new Map<string, { type: string; handle: OutboxSubscriber<Events, keyof Events> }>();
+  private readonly subscribers = new Map<
+    string,
+    { type: string; handle: OutboxSubscriber<Events, keyof Events> | null; handleMany: OutboxBatchSubscriber<Events, keyof Events> | null }
+  >();
+  /** A batch subscriber failed: the next pass hands every event on its own, to find the one that fails. */
+  private isolate = false;
   private readonly maxAttempts: number;
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
@@ -112,7 +127,17 @@ export class Outbox<Events extends object> {
   subscribe<K extends keyof Events & string>(type: K, subscriber: string, handle: OutboxSubscriber<Events, K>): void {
     const key = `${type}\u0000${subscriber}`;
     if (this.subscribers.has(key)) throw new Error(`outbox subscriber ${subscriber} is registered twice for ${type}`);
-    this.subscribers.set(key, { type, handle: handle as unknown as OutboxSubscriber<Events, keyof Events> });
+    this.subscribers.set(key, { type, handle: handle as unknown as OutboxSubscriber<Events, keyof Events>, handleMany: null });
+  }
+
+  /**
+   * Registers a batch subscriber: `handleMany` gets all of a pass's due events of `type` for `subscriber` at once (see
+   * `OutboxBatchSubscriber`). Its effects must hold for each event as if handled alone.
+   */
+  subscribeMany<K extends keyof Events & string>(type: K, subscriber: string, handleMany: OutboxBatchSubscriber<Events, K>): void {
+    const key = `${type}\u0000${subscriber}`;
+    if (this.subscribers.has(key)) throw new Error(`outbox subscriber ${subscriber} is registered twice for ${type}`);
+    this.subscribers.set(key, { type, handle: null, handleMany: handleMany as unknown as OutboxBatchSubscriber<Events, keyof Events> });
   }
 
   /** Records this process's subscribers, so events published from now on (by any process) get their deliveries. */
@@ -161,7 +186,7 @@ export class Outbox<Events extends object> {
   async dispatchOnce(): Promise<number> {
     if (this.subscribers.size === 0) return 0;
     const pairs = [...this.subscribers.keys()].map((key) => key.split('\u0000') as [string, string]);
-    let current: ClaimedRow | null = null;
+    let current: ClaimedRow[] | null = null;
     try {
       return await this.options.database.transaction(async (tx) => {
         const claimed = await tx<ClaimedRow>(
@@ -175,9 +200,29 @@ export class Outbox<Events extends object> {
           [this.options.clock.now().toISOString(), pairs.map((pair) => pair[0]), pairs.map((pair) => pair[1]), this.batchSize],
         );
         if (claimed.length === 0) return 0;
+        const isolating = this.isolate;
+        this.isolate = false;
+        // Batch subscribers get their events together (at the place of the first), unless isolating a failure.
+        const groups = new Map<string, ClaimedRow[]>();
+        const steps: ClaimedRow[][] = [];
         for (const row of claimed) {
-          current = row;
-          await this.handlerFor(row)(this.eventOf(row), tx);
+          const key = `${row.type}\u0000${row.subscriber}`;
+          const entry = this.subscribers.get(key);
+          if (entry?.handleMany && !isolating) {
+            const group = groups.get(key);
+            if (group) group.push(row);
+            else {
+              const fresh = [row];
+              groups.set(key, fresh);
+              steps.push(fresh);
+            }
+          } else steps.push([row]);
+        }
+        for (const rows of steps) {
+          current = rows;
+          const entry = this.entryFor(rows[0]!);
+          if (entry.handleMany) await entry.handleMany(rows.map((row) => this.eventOf(row)), tx);
+          else await entry.handle!(this.eventOf(rows[0]!), tx);
         }
         current = null;
         await tx(
@@ -189,8 +234,20 @@ export class Outbox<Events extends object> {
         return claimed.length;
       });
     } catch (error) {
-      if (current === null) throw error; // the database failed, not a subscriber: the next pass tries again
-      await this.recordFailure(current, error);
+      const failed = current as ClaimedRow[] | null;
+      if (failed === null) throw error; // the database failed, not a subscriber: the next pass tries again
+      if (failed.length > 1) {
+        // A batch failed: which of its events fails is found by handing them one at a time next.
+        this.isolate = true;
+        this.options.log.warn('outbox batch delivery failed, retrying its events one at a time', {
+          type: failed[0]!.type,
+          subscriber: failed[0]!.subscriber,
+          events: failed.length,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return 1;
+      }
+      await this.recordFailure(failed[0]!, error);
       return 1;
     }
   }
@@ -279,11 +336,11 @@ export class Outbox<Events extends object> {
     return rows.length > 0;
   }
 
-  private handlerFor(row: ClaimedRow): OutboxSubscriber<Events, keyof Events> {
+  private entryFor(row: ClaimedRow) {
     const entry = this.subscribers.get(`${row.type}\u0000${row.subscriber}`);
     // A subscriber name registered for another type than this event's: no handler here, a failure to record.
     if (!entry) throw new Error(`no subscriber ${row.subscriber} for ${row.type} in this process`);
-    return entry.handle;
+    return entry;
   }
 
   private eventOf(row: ClaimedRow): OutboxEvent<Events> {

@@ -17,7 +17,7 @@ const log = createLogger('silent');
 beforeAll(async () => {
   database = await createTestDatabase();
   await database.handle.exec('CREATE TABLE test_effects (event_id bigint NOT NULL, subscriber text NOT NULL, note text)');
-}, 60_000);
+}, 240_000);
 afterAll(async () => {
   await database?.dispose();
 });
@@ -174,4 +174,32 @@ test('a running dispatcher is woken by the commit, not by its polling interval',
   } finally {
     await outbox.stop();
   }
+});
+
+test('a batch subscriber gets a pass’s events at once; a failing event is found one at a time and only it waits', async () => {
+  const outbox = new Outbox<TestEvents>({ database: database.handle, clock, log, backoffMs: 60_000 });
+  const calls: number[][] = [];
+  outbox.subscribeMany('order.cancelled', 'batch.effects', async (events, tx) => {
+    calls.push(events.map((event) => event.payload.orderId));
+    if (events.some((event) => event.payload.orderId === 13)) throw new Error('order 13 cannot be handled');
+    for (const event of events) await tx('INSERT INTO test_effects (event_id, subscriber, note) VALUES ($1, $2, $3)', [event.id, 'batch.effects', String(event.payload.orderId)]);
+  });
+  await outbox.register();
+  await database.handle.transaction((tx) => outbox.publishMany(tx, [1, 2, 3].map((orderId) => ({ type: 'order.cancelled' as const, payload: { orderId } }))));
+  expect(await outbox.dispatchOnce()).toBe(3);
+  expect(calls).toEqual([[1, 2, 3]]);
+  expect((await effects('batch.effects')).map((row) => row.note)).toEqual(['1', '2', '3']);
+
+  // A batch with a failing event: rolled back whole, then handed one at a time; the failure is recorded against 13 alone.
+  calls.length = 0;
+  await database.handle.transaction((tx) => outbox.publishMany(tx, [12, 13, 14].map((orderId) => ({ type: 'order.cancelled' as const, payload: { orderId } }))));
+  await outbox.drain();
+  // The batch fails; one at a time 12 passes and 13 fails (rolling 12 back with it); then 12 and 14 as a batch again.
+  expect(calls).toEqual([[12, 13, 14], [12], [13], [12, 14]]);
+  expect((await effects('batch.effects')).map((row) => row.note)).toEqual(['1', '2', '3', '12', '14']);
+  const [failed] = await database.handle.query<{ attempts: number; status: string }>(
+    `SELECT d.attempts, d.status FROM outbox_deliveries d JOIN outbox_events e ON e.id = d.event_id
+     WHERE d.subscriber = 'batch.effects' AND e.payload->>'orderId' = '13'`,
+  );
+  expect(failed).toMatchObject({ attempts: 1, status: 'pending' });
 });

@@ -50,6 +50,14 @@ export interface AlarmRecipient {
 export interface AlarmRecipientDirectory {
   /** The receivers of one unit who take alarms of this class, plus the account's alert numbers; opted-out users left out. */
   recipientsOf(querier: Querier, accountId: number, unitId: number, alarmClass: AlarmClass): Promise<AlarmRecipient[]>;
+  /** `recipientsOf` for several units of one account at once (a storm of alarms): by unit id, every unit asked present. */
+  recipientsOfMany(
+    querier: Querier,
+    accountId: number,
+    unitIds: readonly number[],
+    alarmClass: AlarmClass,
+    device?: ReceiverDeviceType,
+  ): Promise<Map<number, AlarmRecipient[]>>;
   /**
    * Takes `segments` SMS credits from the account in the caller's transaction; false (and nothing taken) when fewer
    * remain. One credit per message segment (§ issue 21).
@@ -330,27 +338,37 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
 
   const directory: AlarmRecipientDirectory = {
     async recipientsOf(query, accountId, unitId, alarmClass) {
+      return (await directory.recipientsOfMany(query, accountId, [unitId], alarmClass)).get(unitId) ?? [];
+    },
+
+    async recipientsOfMany(query, accountId, unitIds, alarmClass, device = 'gps') {
+      // GPS units' receivers, or (device 'ble') the receivers who selected those BLE units in the picker's BLE tab.
+      const [links, unitColumn] = device === 'ble' ? ['alarm_receiver_ble_units', 'ble_device_id'] : ['alarm_receiver_units', 'unit_id'];
+      const byUnit = new Map<number, AlarmRecipient[]>(unitIds.map((unitId) => [unitId, []]));
+      if (unitIds.length === 0) return byUnit;
       const [setting, subsite] = await Promise.all([alarmSettingOf(query, accountId), subsiteOf(query, accountId)]);
       const classColumn = alarmClass === 'security' ? 'r.security_alarm' : 'r.function_alarm';
       // A receiver is left out when its user, or the user with its e-mail, opted out of alerts (§6 /user/alerts), or its user was deleted;
       // push is left out when that user opted out of push.
-      const rows = await query<ReceiverRow & { alerts_opt_out: boolean; push_opt_out: boolean; member_present: boolean }>(
-        `SELECT r.id, r.member_id, r.name, r.email, r.country_code, r.phone, r.push_notification,
-                coalesce(bool_or(ud.alerts_opt_out), false) AS alerts_opt_out, coalesce(bool_or(ud.push_opt_out), false) AS push_opt_out,
-                coalesce(bool_or(ud.id = r.member_id), false) AS member_present
-         FROM alarm_receivers r
-         JOIN alarm_receiver_units ru ON ru.receiver_id = r.id AND ru.unit_id = $2
-         LEFT JOIN user_directory ud ON ud.id = r.member_id OR (r.email IS NOT NULL AND ud.email = r.email)
-         WHERE r.account_id = $1 AND ${classColumn}
-         GROUP BY r.id
-         ORDER BY r.id`,
-        [accountId, unitId],
+      const rows = await query<ReceiverRow & { unit_id: number; alerts_opt_out: boolean; push_opt_out: boolean; member_present: boolean }>(
+        `WITH r AS (
+           SELECT r.id, r.member_id, r.name, r.email, r.country_code, r.phone, r.push_notification,
+                  coalesce(bool_or(ud.alerts_opt_out), false) AS alerts_opt_out, coalesce(bool_or(ud.push_opt_out), false) AS push_opt_out,
+                  coalesce(bool_or(ud.id = r.member_id), false) AS member_present
+           FROM alarm_receivers r
+           LEFT JOIN user_directory ud ON ud.id = r.member_id OR (r.email IS NOT NULL AND ud.email = r.email)
+           WHERE r.account_id = $1 AND ${classColumn}
+             AND EXISTS (SELECT 1 FROM ${links} ru WHERE ru.receiver_id = r.id AND ru.${unitColumn} = ANY($2::int[]))
+           GROUP BY r.id
+         )
+         SELECT r.*, ru.${unitColumn} AS unit_id FROM r JOIN ${links} ru ON ru.receiver_id = r.id AND ru.${unitColumn} = ANY($2::int[])
+         ORDER BY ru.${unitColumn}, r.id`,
+        [accountId, `{${unitIds.join(',')}}`],
       );
-      const recipients: AlarmRecipient[] = [];
       for (const row of rows) {
         // A deleted user's receiver stays listed for the administrators but gets nothing (the directory lists existing users only).
         if (row.alerts_opt_out || (row.member_id !== null && !row.member_present)) continue;
-        recipients.push({
+        byUnit.get(row.unit_id)?.push({
           receiverId: Number(row.id),
           userId: row.member_id === null ? null : Number(row.member_id),
           name: row.name,
@@ -368,6 +386,7 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
           'SELECT id, country_code, phone, label FROM alert_numbers WHERE account_id = $1 ORDER BY id',
           [accountId],
         );
+        for (const recipients of byUnit.values()) {
         const phones = new Set(recipients.map((recipient) => recipient.phone).filter(Boolean));
         for (const number of numbers) {
           const phone = e164(number.country_code, number.phone);
@@ -385,8 +404,9 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
             alertNumber: true,
           });
         }
+        }
       }
-      return recipients;
+      return byUnit;
     },
 
     async takeSmsCredits(query, accountId, segments) {

@@ -123,7 +123,7 @@ beforeAll(async () => {
   await app.database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) VALUES ($1, $2), ($1, $3)', [receiverId, unitA, unitB]);
   const subscribed = await app.call('POST', '/api/notifications/push/subscriptions', { token: adminToken, body: push.subscribe() });
   expect(subscribed.status).toBe(200);
-}, 60_000);
+}, 240_000);
 afterAll(async () => {
   await app?.close();
   twilio?.close();

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia';
-import { defineModule, subscription } from '../../composition';
+import { batchSubscription, defineModule } from '../../composition';
 import { ok } from '../../lib/http';
 import type { AlarmRecipientDirectory } from '../alarm-receivers/service';
 import { authGuard, requireActor } from '../auth';
@@ -55,6 +55,13 @@ export const alarmsModule = defineModule({
   routes: (alarms, { auth }: { auth: AuthService }) => alarmRoutes(alarms, auth),
   jobs: (alarms) => [
     {
+      name: 'alarms.ble-range',
+      intervalSeconds: 60,
+      run: async () => {
+        await alarms.checkBleRange();
+      },
+    },
+    {
       name: 'alarms.service-dates',
       intervalSeconds: 3600,
       run: async () => {
@@ -63,9 +70,25 @@ export const alarmsModule = defineModule({
     },
   ],
   subscriptions: (alarms) => [
-    subscription('geofence.exited', ALARM_SUBSCRIBERS.zones, (event, tx) => alarms.onZoneCrossing(event.payload, true, tx)),
-    subscription('geofence.entered', ALARM_SUBSCRIBERS.zones, (event, tx) => alarms.onZoneCrossing(event.payload, false, tx)),
-    subscription('unit.theft_movement', ALARM_SUBSCRIBERS.theft, (event, tx) => alarms.onTheftMovement(event.payload, tx)),
+    // Batch subscribers: a storm of zone exits (every unit leaving at once) becomes alarms and deliveries in a few statements.
+    batchSubscription('geofence.exited', ALARM_SUBSCRIBERS.zones, (events, tx) =>
+      alarms.onZoneCrossings(
+        events.map((event) => ({ crossing: event.payload, exited: true })),
+        tx,
+      ),
+    ),
+    batchSubscription('geofence.entered', ALARM_SUBSCRIBERS.zones, (events, tx) =>
+      alarms.onZoneCrossings(
+        events.map((event) => ({ crossing: event.payload, exited: false })),
+        tx,
+      ),
+    ),
+    batchSubscription('unit.theft_movement', ALARM_SUBSCRIBERS.theft, (events, tx) =>
+      alarms.onTheftMovements(
+        events.map((event) => event.payload),
+        tx,
+      ),
+    ),
   ],
   stop: (alarms) => alarms.stop(),
 });

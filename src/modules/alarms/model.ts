@@ -15,7 +15,7 @@ import type { AlarmClass } from '../alarm-receivers/model';
  * Live: the tracking socket sends `{ type: 'alarms', unacknowledged, security }` when the caller's alarms change.
  */
 
-export const SECURITY_ALARMS = ['theft_movement', 'theft_zone_exit', 'power_cut', 'tamper', 'towing', 'sos'] as const;
+export const SECURITY_ALARMS = ['theft_movement', 'theft_zone_exit', 'power_cut', 'tamper', 'towing', 'sos', 'ble_out_of_range'] as const;
 export const FUNCTION_ALARMS = ['zone_enter', 'zone_exit', 'low_battery', 'din2', 'din3', 'overspeed', 'service_due', 'not_home'] as const;
 export const ALARM_TYPES = [...SECURITY_ALARMS, ...FUNCTION_ALARMS] as const;
 export type AlarmType = (typeof ALARM_TYPES)[number];
@@ -26,6 +26,9 @@ export function alarmClassOf(type: AlarmType): AlarmClass {
 
 /** A new alarm of the same unit and type within this time continues the episode instead of raising another. */
 export const ALARM_COOL_DOWN_S = 15 * 60;
+
+/** A paired BLE device its GPS unit has not heard for this long, while the unit kept reporting, is out of range. */
+export const BLE_OUT_OF_RANGE_MINUTES = 10;
 
 export const ALARM_STATES = ['open', 'acknowledged', 'all'] as const;
 const dbId = () => z.coerce.number<unknown>().int().positive().max(2_147_483_647);

@@ -18,6 +18,8 @@ export const alarms = pgTable('alarms', {
   acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
   acknowledgedBy: integer('acknowledged_by'),
   acknowledgedByName: text('acknowledged_by_name'),
+  /** The BLE device a BLE alarm is about (migration 0480). */
+  bleDeviceId: integer('ble_device_id'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -45,4 +47,12 @@ export const alarmDeliveries = pgTable('alarm_deliveries', {
   jobId: bigint('job_id', { mode: 'number' }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Migration 0480: when each paired BLE device was last heard by its GPS unit, and whether its absence has alarmed. */
+export const alarmBleSightings = pgTable('alarm_ble_sightings', {
+  bleDeviceId: integer('ble_device_id').primaryKey(),
+  unitId: integer('unit_id').notNull(),
+  lastSeen: timestamp('last_seen', { withTimezone: true }).notNull(),
+  alarmedAt: timestamp('alarmed_at', { withTimezone: true }),
 });

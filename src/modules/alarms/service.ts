@@ -1,9 +1,9 @@
 import type { Querier } from '../../lib/db/client';
 import { nearestLocality } from '../../lib/geocoding';
 import { notFound } from '../../lib/http';
-import { textWithLink } from '../../lib/notify';
+import { type NotificationMessage, textWithLink } from '../../lib/notify';
 import type { Platform } from '../../lib/platform';
-import type { AlarmRecipientDirectory } from '../alarm-receivers/service';
+import type { AlarmRecipient, AlarmRecipientDirectory } from '../alarm-receivers/service';
 import type { AlarmClass } from '../alarm-receivers/model';
 import type { Actor } from '../auth/model';
 import { requireRole } from '../auth';
@@ -18,6 +18,7 @@ import { type Candidate, judge, type JudgedPosition, mayMatter, NO_INPUTS, type 
 import { type AlarmFacts, alarmMessage, smsSegments } from './messages';
 import {
   ALARM_COOL_DOWN_S,
+  BLE_OUT_OF_RANGE_MINUTES,
   ALARM_TYPES,
   type AlarmDeliveryStatus,
   type AlarmDeliveryView,
@@ -45,6 +46,8 @@ export interface RaiseInput {
   latitude: number | null;
   longitude: number | null;
   details?: Record<string, string | number | boolean | null>;
+  /** A BLE alarm's device: its episodes are the device's own, and it goes to the receivers who selected that BLE unit. */
+  bleDeviceId?: number | null;
 }
 
 interface AlarmRow extends Record<string, unknown> {
@@ -113,7 +116,7 @@ const typeIndex = (type: AlarmType) => ALARM_TYPES.indexOf(type);
  * by date). Each alarm is raised once per episode of its unit and type (`ALARM_COOL_DOWN_S`), and in the same
  * transaction queued for delivery to every recipient of its unit who takes its class (e-mail, SMS within the SMS
  * credits, web push), with a delivery log kept from the notification jobs' outcomes. Users see the alarms of units
- * they see and acknowledge them; every process's live sockets are told through NOTIFY.
+ * they see and acknowledge them; every process's live sockets are told through the fan-out.
  */
 export async function createAlarmService(
   platform: Platform,
@@ -127,103 +130,254 @@ export async function createAlarmService(
   const { database, clock, config, log, outbox } = platform;
   const { units, notifications, directory, live } = deps;
 
-  /** Queues the alarm's messages to every recipient of its unit who takes its class; returns the deliveries written. */
-  async function deliver(tx: Querier, facts: AlarmFacts, accountId: number): Promise<number> {
-    const recipients = await directory.recipientsOf(tx, accountId, facts.unitId, alarmClassOf(facts.type));
-    const rows: Array<[number | null, string, string, string, AlarmDeliveryStatus, string | null, number | null]> = [];
-    const ref = `${DELIVERY_REF}:${facts.alarmId}`;
-    for (const recipient of recipients) {
-      const message = alarmMessage(facts, recipient.language, recipient.timeZone);
-      const key = `alarm:${facts.alarmId}`;
-      if (recipient.email && !recipient.alertNumber) {
-        const { jobId } = await notifications.send(tx, { accountId, channel: 'email', to: recipient.email, message, key, ref });
-        rows.push([recipient.receiverId, recipient.name, 'email', recipient.email, 'queued', null, jobId]);
+  /**
+   * Queues the new alarms' messages to every recipient of their units who takes their class, in `tx`: recipients asked
+   * per account and class for all units at once, SMS credits taken for the whole storm in one step when they suffice
+   * (else message by message, in alarm order, until they run out), every job queued in one statement and the delivery
+   * log written in one.
+   */
+  async function deliverMany(tx: Querier, alarms: ReadonlyArray<{ facts: AlarmFacts; accountId: number; bleDeviceId: number | null }>): Promise<number> {
+    if (alarms.length === 0) return 0;
+    // A GPS unit's alarm goes to its receivers; a BLE alarm to the receivers of its BLE unit.
+    const recipientKey = (accountId: number, facts: AlarmFacts, bleDeviceId: number | null) =>
+      bleDeviceId === null ? `${accountId}:${alarmClassOf(facts.type)}:gps:${facts.unitId}` : `${accountId}:${alarmClassOf(facts.type)}:ble:${bleDeviceId}`;
+    const groups = new Map<string, { accountId: number; alarmClass: AlarmClass; device: 'gps' | 'ble'; ids: Set<number> }>();
+    for (const { facts, accountId, bleDeviceId } of alarms) {
+      const alarmClass = alarmClassOf(facts.type);
+      const device = bleDeviceId === null ? 'gps' : 'ble';
+      const key = `${accountId}:${alarmClass}:${device}`;
+      const group = groups.get(key) ?? { accountId, alarmClass, device, ids: new Set<number>() };
+      group.ids.add(bleDeviceId ?? facts.unitId);
+      groups.set(key, group);
+    }
+    const recipientsBy = new Map<string, AlarmRecipient[]>();
+    for (const [key, group] of groups) {
+      const byId = await directory.recipientsOfMany(tx, group.accountId, [...group.ids], group.alarmClass, group.device);
+      for (const [id, recipients] of byId) recipientsBy.set(`${key}:${id}`, recipients);
+    }
+    type Planned = { accountId: number; alarmId: number; recipient: AlarmRecipient; channel: 'email' | 'sms' | 'push'; message: NotificationMessage; segments: number };
+    const planned: Planned[] = [];
+    for (const { facts, accountId, bleDeviceId } of alarms) {
+      for (const recipient of recipientsBy.get(recipientKey(accountId, facts, bleDeviceId)) ?? []) {
+        const message = alarmMessage(facts, recipient.language, recipient.timeZone);
+        const base = { accountId, alarmId: facts.alarmId, recipient, message, segments: 0 };
+        if (recipient.email && !recipient.alertNumber) planned.push({ ...base, channel: 'email' });
+        if (recipient.phone) planned.push({ ...base, channel: 'sms', segments: smsSegments(textWithLink(message, config.PUBLIC_URL)) });
+        if (recipient.push && recipient.userId !== null) planned.push({ ...base, channel: 'push' });
       }
-      if (recipient.phone) {
-        const segments = smsSegments(textWithLink(message, config.PUBLIC_URL));
-        if (await directory.takeSmsCredits(tx, accountId, segments)) {
-          const { jobId } = await notifications.send(tx, { accountId, channel: 'sms', to: recipient.phone, message, key, ref });
-          rows.push([recipient.receiverId, recipient.name, 'sms', recipient.phone, 'queued', null, jobId]);
-        } else {
-          rows.push([recipient.receiverId, recipient.name, 'sms', recipient.phone, 'refused', NO_SMS_CREDITS, null]);
-        }
+    }
+    // SMS credits: the whole storm's segments per account in one guarded update, or one message at a time when short.
+    const granted = new Set<Planned>();
+    const smsByAccount = new Map<number, Planned[]>();
+    for (const item of planned) if (item.channel === 'sms') smsByAccount.set(item.accountId, [...(smsByAccount.get(item.accountId) ?? []), item]);
+    for (const [accountId, items] of smsByAccount) {
+      const total = items.reduce((sum, item) => sum + item.segments, 0);
+      if (await directory.takeSmsCredits(tx, accountId, total)) {
+        for (const item of items) granted.add(item);
+        continue;
       }
-      if (recipient.push && recipient.userId !== null) {
-        const { jobIds } = await notifications.pushToUser(tx, { accountId, userId: recipient.userId, message, key, ref });
-        jobIds.forEach((jobId, index) => {
-          rows.push([recipient.receiverId, recipient.name, 'push', `${recipient.email ?? recipient.name} · ${index + 1}`, 'queued', null, jobId]);
+      for (const item of items) if (await directory.takeSmsCredits(tx, accountId, item.segments)) granted.add(item);
+    }
+    const sendable = planned.filter((item) => item.channel !== 'sms' || granted.has(item));
+    const jobIds = await notifications.sendMany(
+      tx,
+      sendable.map((item) => {
+        const common = { accountId: item.accountId, message: item.message, key: `alarm:${item.alarmId}`, ref: `${DELIVERY_REF}:${item.alarmId}` };
+        return item.channel === 'push' ? { ...common, channel: 'push' as const, userId: item.recipient.userId! } : { ...common, channel: item.channel, to: item.channel === 'email' ? item.recipient.email! : item.recipient.phone! };
+      }),
+    );
+    const jobsOf = new Map(sendable.map((item, index) => [item, jobIds[index]!]));
+    const rows: Array<[number, number, number | null, string, string, string, AlarmDeliveryStatus, string | null, number | null]> = [];
+    for (const item of planned) {
+      const { recipient } = item;
+      const head = [item.accountId, item.alarmId, recipient.receiverId, recipient.name] as const;
+      if (item.channel === 'email') rows.push([...head, 'email', recipient.email!, 'queued', null, jobsOf.get(item)![0]!]);
+      else if (item.channel === 'sms') {
+        if (granted.has(item)) rows.push([...head, 'sms', recipient.phone!, 'queued', null, jobsOf.get(item)![0]!]);
+        else rows.push([...head, 'sms', recipient.phone!, 'refused', NO_SMS_CREDITS, null]);
+      } else {
+        jobsOf.get(item)!.forEach((jobId, index) => {
+          rows.push([...head, 'push', `${recipient.email ?? recipient.name} · ${index + 1}`, 'queued', null, jobId]);
         });
       }
     }
     if (rows.length > 0) {
       await tx(
         `INSERT INTO alarm_deliveries (account_id, alarm_id, receiver_id, receiver_name, channel, recipient, status, error, job_id)
-         SELECT $1, $2, (r->>0)::int, r->>1, r->>2, r->>3, r->>4, r->>5, (r->>6)::bigint FROM jsonb_array_elements($3::jsonb) AS r`,
-        [accountId, facts.alarmId, JSON.stringify(rows)],
+         SELECT (r->>0)::int, (r->>1)::bigint, (r->>2)::int, r->>3, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(r, n) ORDER BY n`,
+        [JSON.stringify(rows)],
       );
     }
     return rows.length;
   }
 
   /**
-   * Raises an alarm in `tx` (the transaction of its cause), or continues the unit's episode of that type when its last
-   * event lies within the cool-down. A new alarm is queued for delivery in the same transaction.
+   * Raises alarms in `tx` (the transaction of their cause): each input opens a new episode of its unit and type, or
+   * continues the episode whose last event lies within the cool-down (the inputs among themselves too, in time order).
+   * New alarms are queued for delivery in the same transaction. One set of statements for any number of inputs: a
+   * transaction-scoped advisory lock per unit and type (taken in order, so two batches never both open an episode nor
+   * deadlock), the episodes' last events, one update of continued episodes, one insert of new alarms, their deliveries,
+   * their `alarm.raised` events and one signal per account. Returns per input its alarm and whether it was new.
    */
-  async function raise(tx: Querier, input: RaiseInput): Promise<{ alarmId: number; raised: boolean }> {
-    // One raiser at a time per unit and type, so two batches never both open an episode.
-    await tx('SELECT pg_advisory_xact_lock($1, $2)', [input.unitId, 31_000 + typeIndex(input.type)]);
-    const [last] = await tx<{ id: string; last_seen_at: Date | string }>(
-      'SELECT id, last_seen_at FROM alarms WHERE unit_id = $1 AND type = $2 ORDER BY last_seen_at DESC LIMIT 1',
-      [input.unitId, input.type],
+  async function raiseMany(tx: Querier, inputs: readonly RaiseInput[]): Promise<Array<{ alarmId: number; raised: boolean }>> {
+    if (inputs.length === 0) return [];
+    const order = inputs
+      .map((input, index) => ({ input, index }))
+      .sort((a, b) => a.input.unitId - b.input.unitId || typeIndex(a.input.type) - typeIndex(b.input.type) || a.input.at.getTime() - b.input.at.getTime());
+    // An episode is a unit's and type's, or a BLE device's and type's.
+    const keyOf = (input: RaiseInput) => `${input.unitId}:${input.type}:${input.bleDeviceId ?? 0}`;
+    const pairs = [...new Map(order.map(({ input }) => [keyOf(input), input])).values()];
+    const lockKeys = pairs
+      .map((input) => (input.bleDeviceId ? [input.bleDeviceId, 32_000 + typeIndex(input.type)] : [input.unitId, 31_000 + typeIndex(input.type)]) as [number, number])
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    await tx(
+      `SELECT count(pg_advisory_xact_lock(u, t)) FROM (SELECT u, t FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS x(u, t, n) ORDER BY n OFFSET 0) locks`,
+      [`{${lockKeys.map((key) => key[0]).join(',')}}`, `{${lockKeys.map((key) => key[1]).join(',')}}`],
     );
-    const at = input.at.getTime();
-    if (last && Math.abs(at - new Date(last.last_seen_at).getTime()) <= ALARM_COOL_DOWN_S * 1000) {
-      await tx('UPDATE alarms SET occurrences = occurrences + 1, last_seen_at = greatest(last_seen_at, $2) WHERE id = $1', [last.id, input.at.toISOString()]);
-      return { alarmId: Number(last.id), raised: false };
+    const unitIds = [...new Set(pairs.map((input) => input.unitId))];
+    const [lastRows, unitRows] = [
+      await tx<{ id: string; unit_id: number; type: AlarmType; ble: number; last_seen_at: Date | string }>(
+        `SELECT DISTINCT ON (unit_id, type, coalesce(ble_device_id, 0)) id, unit_id, type, coalesce(ble_device_id, 0) AS ble, last_seen_at FROM alarms
+         WHERE (unit_id, type, coalesce(ble_device_id, 0)) IN (SELECT * FROM unnest($1::int[], $2::text[], $3::int[]))
+         ORDER BY unit_id, type, coalesce(ble_device_id, 0), last_seen_at DESC`,
+        [
+          `{${pairs.map((input) => input.unitId).join(',')}}`,
+          `{${pairs.map((input) => input.type).join(',')}}`,
+          `{${pairs.map((input) => input.bleDeviceId ?? 0).join(',')}}`,
+        ],
+      ),
+      await tx<{ unit_id: number; account_id: number; name: string; registration_number: string | null }>(
+        'SELECT unit_id, account_id, name, registration_number FROM unit_alarm_settings WHERE unit_id = ANY($1::int[])',
+        [`{${unitIds.join(',')}}`],
+      ),
+    ];
+    const unitsById = new Map(unitRows.map((row) => [row.unit_id, row]));
+    type Episode = { id: number | null; lastSeen: number; occurrences: number; input: RaiseInput; address: string | null };
+    const episodes = new Map<string, Episode>();
+    for (const row of lastRows) {
+      episodes.set(`${row.unit_id}:${row.type}:${Number(row.ble)}`, { id: Number(row.id), lastSeen: new Date(row.last_seen_at).getTime(), occurrences: 0, input: inputs[0]!, address: null });
     }
-    const [unit] = await tx<{ name: string; registration_number: string | null }>(
-      'SELECT name, registration_number FROM unit_alarm_settings WHERE unit_id = $1 AND account_id = $2',
-      [input.unitId, input.accountId],
-    );
-    if (!unit) return { alarmId: 0, raised: false }; // the unit left the account (or was deleted) since
-    const details = input.details ?? {};
-    const address = addressOf(input.latitude, input.longitude);
-    const [row] = await tx<{ id: string }>(
-      `INSERT INTO alarms (account_id, unit_id, type, class, raised_at, last_seen_at, lat, lon, address, details)
-       VALUES ($1, $2, $3, $4, $5, $5, $6, $7, $8, $9::jsonb) RETURNING id`,
-      [input.accountId, input.unitId, input.type, alarmClassOf(input.type), input.at.toISOString(), input.latitude, input.longitude, address, JSON.stringify(details)],
-    );
-    const alarmId = Number(row!.id);
-    await deliver(
-      tx,
-      {
-        alarmId,
-        unitId: input.unitId,
-        unitName: unit.name,
-        registration: unit.registration_number || null,
-        type: input.type,
-        at: input.at,
-        latitude: input.latitude,
-        longitude: input.longitude,
-        address,
-        details,
-      },
-      input.accountId,
-    );
-    await outbox.publish(tx, 'alarm.raised', {
-      alarmId,
-      accountId: input.accountId,
-      unitId: input.unitId,
-      type: input.type,
-      class: alarmClassOf(input.type),
-      at: input.at.toISOString(),
-    });
-    await platform.fanout.signalOnCommit(tx, ALARMS_CHANNEL, String(input.accountId));
-    return { alarmId, raised: true };
+    const results: Array<{ alarmId: number; raised: boolean }> = inputs.map(() => ({ alarmId: 0, raised: false }));
+    const fresh: Episode[] = [];
+    const continued: Episode[] = [];
+    const outcomeOf = new Map<number, Episode>();
+    for (const { input, index } of order) {
+      const key = keyOf(input);
+      const last = episodes.get(key);
+      const at = input.at.getTime();
+      if (last && Math.abs(at - last.lastSeen) <= ALARM_COOL_DOWN_S * 1000) {
+        if (last.id !== null && last.occurrences === 0) continued.push(last);
+        last.occurrences++;
+        last.lastSeen = Math.max(last.lastSeen, at);
+        outcomeOf.set(index, last);
+        continue;
+      }
+      const unit = unitsById.get(input.unitId);
+      if (!unit || unit.account_id !== input.accountId) continue; // the unit left the account (or was deleted) since
+      const episode: Episode = { id: null, lastSeen: at, occurrences: 1, input, address: addressOf(input.latitude, input.longitude) };
+      episodes.set(key, episode);
+      fresh.push(episode);
+      outcomeOf.set(index, episode);
+    }
+    if (continued.length > 0) {
+      await tx(
+        `UPDATE alarms a SET occurrences = a.occurrences + x.n, last_seen_at = greatest(a.last_seen_at, x.at)
+         FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, n int, at timestamptz) WHERE a.id = x.id`,
+        [JSON.stringify(continued.map((episode) => ({ id: episode.id, n: episode.occurrences, at: new Date(episode.lastSeen).toISOString() })))],
+      );
+    }
+    if (fresh.length > 0) {
+      const inserted = await tx<{ id: string; n: string | number }>(
+        `WITH x AS (
+           SELECT * FROM jsonb_to_recordset($1::jsonb)
+             AS x(n int, account_id int, unit_id int, type text, class text, raised_at timestamptz, last_seen_at timestamptz, occurrences int,
+                  lat float8, lon float8, address text, details jsonb, ble_device_id int)
+         ),
+         ins AS (
+           INSERT INTO alarms (account_id, unit_id, type, class, raised_at, last_seen_at, occurrences, lat, lon, address, details, ble_device_id)
+           SELECT account_id, unit_id, type, class, raised_at, last_seen_at, occurrences, lat, lon, address, details, ble_device_id FROM x ORDER BY n
+           RETURNING id, unit_id, type, raised_at, ble_device_id
+         )
+         SELECT ins.id, x.n FROM ins JOIN x ON x.unit_id = ins.unit_id AND x.type = ins.type AND x.raised_at = ins.raised_at
+           AND coalesce(x.ble_device_id, 0) = coalesce(ins.ble_device_id, 0)`,
+        [
+          JSON.stringify(
+            fresh.map((episode, n) => ({
+              n,
+              account_id: episode.input.accountId,
+              unit_id: episode.input.unitId,
+              type: episode.input.type,
+              class: alarmClassOf(episode.input.type),
+              raised_at: episode.input.at.toISOString(),
+              last_seen_at: new Date(episode.lastSeen).toISOString(),
+              occurrences: episode.occurrences,
+              lat: episode.input.latitude,
+              lon: episode.input.longitude,
+              address: episode.address,
+              details: episode.input.details ?? {},
+              ble_device_id: episode.input.bleDeviceId ?? null,
+            })),
+          ),
+        ],
+      );
+      for (const row of inserted) fresh[Number(row.n)]!.id = Number(row.id);
+      await deliverMany(
+        tx,
+        fresh.map((episode) => {
+          const unit = unitsById.get(episode.input.unitId)!;
+          return {
+            accountId: episode.input.accountId,
+            bleDeviceId: episode.input.bleDeviceId ?? null,
+            facts: {
+              alarmId: episode.id!,
+              unitId: episode.input.unitId,
+              unitName: unit.name,
+              registration: unit.registration_number || null,
+              type: episode.input.type,
+              at: episode.input.at,
+              latitude: episode.input.latitude,
+              longitude: episode.input.longitude,
+              address: episode.address,
+              details: episode.input.details ?? {},
+            },
+          };
+        }),
+      );
+      await outbox.publishMany(
+        tx,
+        fresh.map((episode) => ({
+          type: 'alarm.raised' as const,
+          payload: {
+            alarmId: episode.id!,
+            accountId: episode.input.accountId,
+            unitId: episode.input.unitId,
+            type: episode.input.type,
+            class: alarmClassOf(episode.input.type),
+            at: episode.input.at.toISOString(),
+          },
+        })),
+      );
+      const accounts = [...new Set(fresh.map((episode) => String(episode.input.accountId)))];
+      for (const account of accounts) await platform.fanout.signalOnCommit(tx, ALARMS_CHANNEL, account);
+    }
+    const freshSet = new Set(fresh);
+    for (const [index, episode] of outcomeOf) {
+      // The first input of a new episode raised it; the others (and inputs continuing an older one) added to it.
+      const raised = freshSet.has(episode) && episode.input === inputs[index];
+      results[index] = { alarmId: episode.id ?? 0, raised };
+    }
+    return results;
+  }
+
+  /** Raises one alarm (see `raiseMany`). */
+  async function raise(tx: Querier, input: RaiseInput): Promise<{ alarmId: number; raised: boolean }> {
+    return (await raiseMany(tx, [input]))[0]!;
   }
 
   /** The stored-batch hook: the device rules over a batch's positions, in the batch's transaction. */
   async function onStoredBatch(query: Querier, positions: readonly StoredPosition[]): Promise<void> {
+    await recordBleSightings(query, positions);
     const byUnit = new Map<number, { accountId: number; positions: JudgedPosition[] }>();
     for (const position of positions) {
       if ((position.flags & FLAGS_NOT_A_FIX) !== 0) continue;
@@ -305,8 +459,82 @@ export async function createAlarmService(
         [JSON.stringify(written)],
       );
     }
-    raised.sort((a, b) => a.unitId - b.unitId || typeIndex(a.type) - typeIndex(b.type) || a.at.getTime() - b.at.getTime());
-    for (const input of raised) await raise(query, input);
+    await raiseMany(query, raised);
+  }
+
+  /**
+   * BLE devices heard in a batch's positions (their MACs in the records' BLE readings): a device heard by the GPS unit it
+   * is paired with is in range at that time; heard again after its out-of-range alarm, a later absence alarms anew.
+   */
+  async function recordBleSightings(query: Querier, positions: readonly StoredPosition[]): Promise<void> {
+    const heard = new Map<string, { unitId: number; mac: string; ms: number }>();
+    for (const position of positions) {
+      const readings = position.normalized?.ble;
+      if (!Array.isArray(readings)) continue;
+      for (const reading of readings) {
+        if (typeof reading.mac !== 'string') continue;
+        const key = `${position.unitId}:${reading.mac}`;
+        const ms = position.time.getTime();
+        if ((heard.get(key)?.ms ?? -1) < ms) heard.set(key, { unitId: position.unitId, mac: reading.mac, ms });
+      }
+    }
+    if (heard.size === 0) return;
+    await query(
+      `INSERT INTO alarm_ble_sightings (ble_device_id, unit_id, last_seen)
+       SELECT d.id, d.paired_unit_id, max(to_timestamp(h.ms / 1000.0))
+       FROM jsonb_to_recordset($1::jsonb) AS h(unit_id int, mac text, ms float8)
+       JOIN ble_device_directory d ON d.mac = h.mac AND d.paired_unit_id = h.unit_id
+       GROUP BY d.id, d.paired_unit_id
+       ORDER BY d.id
+       ON CONFLICT (ble_device_id) DO UPDATE SET unit_id = EXCLUDED.unit_id, last_seen = EXCLUDED.last_seen, alarmed_at = NULL
+         WHERE EXCLUDED.last_seen > alarm_ble_sightings.last_seen OR EXCLUDED.unit_id <> alarm_ble_sightings.unit_id`,
+      [JSON.stringify([...heard.values()].map((entry) => ({ unit_id: entry.unitId, mac: entry.mac, ms: entry.ms })))],
+    );
+  }
+
+  /**
+   * The out-of-range check (every minute): a paired BLE device last heard more than `BLE_OUT_OF_RANGE_MINUTES` ago by
+   * its GPS unit, which has reported since then for that long (so the unit is alive and the tag is what went quiet),
+   * raises a security alarm `ble_out_of_range` for the unit, naming the device, to the receivers of that BLE unit; once
+   * per absence (the sighting is marked in the same transaction, so two processes never both raise it).
+   */
+  async function checkBleRange(): Promise<number> {
+    const now = clock.now();
+    return database.transaction(async (tx) => {
+      const due = await tx<{ ble_device_id: number; unit_id: number; account_id: number; name: string; mac: string; last_seen: Date | string; lat: number; lon: number; valid: boolean }>(
+        `WITH due AS (
+           SELECT s.ble_device_id FROM alarm_ble_sightings s
+           JOIN ble_device_directory d ON d.id = s.ble_device_id AND d.paired_unit_id = s.unit_id
+           JOIN unit_latest_fix f ON f.unit_id = s.unit_id
+           WHERE s.alarmed_at IS NULL AND s.last_seen < $1::timestamptz - make_interval(mins => $2)
+             AND f.time >= s.last_seen + make_interval(mins => $2)
+           ORDER BY s.ble_device_id LIMIT 1000
+           FOR UPDATE OF s SKIP LOCKED
+         ),
+         marked AS (
+           UPDATE alarm_ble_sightings s SET alarmed_at = $1 FROM due WHERE s.ble_device_id = due.ble_device_id
+           RETURNING s.ble_device_id, s.unit_id, s.last_seen
+         )
+         SELECT m.ble_device_id, m.unit_id, d.account_id, d.name, d.mac, m.last_seen, ST_Y(f.geom) AS lat, ST_X(f.geom) AS lon, f.valid
+         FROM marked m JOIN ble_device_directory d ON d.id = m.ble_device_id JOIN unit_latest_fix f ON f.unit_id = m.unit_id
+         ORDER BY m.ble_device_id`,
+        [now.toISOString(), BLE_OUT_OF_RANGE_MINUTES],
+      );
+      const results = await raiseMany(
+        tx,
+        due.map((row) => ({
+          accountId: row.account_id,
+          unitId: row.unit_id,
+          type: 'ble_out_of_range' as const,
+          at: now,
+          latitude: row.valid ? row.lat : null,
+          longitude: row.valid ? row.lon : null,
+          details: { tag: row.name, mac: row.mac, minutes: Math.floor((now.getTime() - new Date(row.last_seen).getTime()) / 60_000) },
+          bleDeviceId: row.ble_device_id,
+        })),
+      );
+      return results.filter((result) => result.raised).length;
+    });
   }
 
   function candidateInput(accountId: number, unitId: number, alarm: Candidate): RaiseInput {
@@ -382,31 +610,51 @@ export async function createAlarmService(
     raise,
     onStoredBatch,
 
-    /** Outbox subscriber of zone crossings: leaving a theft-mode zone is a security alarm, other crossings function alarms. */
+    raiseMany,
+    checkBleRange,
+
+    /**
+     * Outbox subscriber of zone crossings, a dispatch pass's crossings at once: leaving a theft-mode zone is a security
+     * alarm, other crossings function alarms.
+     */
+    async onZoneCrossings(crossings: ReadonlyArray<{ crossing: GeofenceCrossing; exited: boolean }>, tx: Querier): Promise<void> {
+      await raiseMany(
+        tx,
+        crossings.map(({ crossing, exited }) => ({
+          accountId: crossing.accountId,
+          unitId: crossing.unitId,
+          type: exited ? (crossing.theftMode ? 'theft_zone_exit' : 'zone_exit') : 'zone_enter',
+          at: new Date(crossing.at),
+          latitude: crossing.latitude,
+          longitude: crossing.longitude,
+          details: { zone: crossing.geofenceName, geofenceId: crossing.geofenceId },
+        })),
+      );
+    },
+
+    /** One zone crossing (see `onZoneCrossings`). */
     async onZoneCrossing(crossing: GeofenceCrossing, exited: boolean, tx: Querier): Promise<void> {
-      const type: AlarmType = exited ? (crossing.theftMode ? 'theft_zone_exit' : 'zone_exit') : 'zone_enter';
-      await raise(tx, {
-        accountId: crossing.accountId,
-        unitId: crossing.unitId,
-        type,
-        at: new Date(crossing.at),
-        latitude: crossing.latitude,
-        longitude: crossing.longitude,
-        details: { zone: crossing.geofenceName, geofenceId: crossing.geofenceId },
-      });
+      await this.onZoneCrossings([{ crossing, exited }], tx);
     },
 
     /** Outbox subscriber of theft-mode movement: a security alarm (one per episode, the batches fold into it). */
+    async onTheftMovements(movements: readonly TheftMovement[], tx: Querier): Promise<void> {
+      await raiseMany(
+        tx,
+        movements.map((movement) => ({
+          accountId: movement.accountId,
+          unitId: movement.unitId,
+          type: 'theft_movement' as const,
+          at: new Date(movement.to),
+          latitude: movement.latitude,
+          longitude: movement.longitude,
+          details: { speed: Math.round(movement.maxSpeedKmh), positions: movement.positions },
+        })),
+      );
+    },
+
     async onTheftMovement(movement: TheftMovement, tx: Querier): Promise<void> {
-      await raise(tx, {
-        accountId: movement.accountId,
-        unitId: movement.unitId,
-        type: 'theft_movement',
-        at: new Date(movement.to),
-        latitude: movement.latitude,
-        longitude: movement.longitude,
-        details: { speed: Math.round(movement.maxSpeedKmh), positions: movement.positions },
-      });
+      await this.onTheftMovements([movement], tx);
     },
 
     /**

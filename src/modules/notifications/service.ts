@@ -209,6 +209,58 @@ export async function createNotificationService(platform: Platform) {
     },
 
     /**
+     * Queues many messages at once in `tx` (a storm of alarms): e-mails and SMS to their address, pushes to every
+     * browser of their user (one query for all the users' browsers, one statement for all the jobs). Each needs a `key`,
+     * as in `send`/`pushToUser` (the same keys: a message queued either way is one message). Returns per input the ids of
+     * its jobs (an e-mail or SMS: one; a push: one per browser, none without one).
+     */
+    async sendMany(
+      tx: Querier,
+      inputs: ReadonlyArray<
+        | { accountId: number; channel: 'email' | 'sms'; to: string; message: NotificationMessage; key: string; ref?: string }
+        | { accountId: number; channel: 'push'; userId: number; message: NotificationMessage; key: string; ref?: string }
+      >,
+    ): Promise<number[][]> {
+      const pushUsers = [...new Set(inputs.flatMap((input) => (input.channel === 'push' ? [input.userId] : [])))];
+      const browsers = new Map<string, number[]>();
+      if (pushUsers.length > 0) {
+        const rows = await tx<{ id: number; user_id: number; account_id: number }>(
+          'SELECT id, user_id, account_id FROM push_subscriptions WHERE user_id = ANY($1::int[]) ORDER BY id',
+          [`{${pushUsers.join(',')}}`],
+        );
+        for (const row of rows) {
+          const key = `${row.account_id}:${row.user_id}`;
+          browsers.set(key, [...(browsers.get(key) ?? []), Number(row.id)]);
+        }
+      }
+      const jobs: Array<{ payload: SendJob; uniqueKey: string }> = [];
+      const owners: number[] = [];
+      inputs.forEach((input, index) => {
+        if (input.channel === 'push') {
+          for (const subscriptionId of browsers.get(`${input.accountId}:${input.userId}`) ?? []) {
+            jobs.push({
+              payload: { accountId: input.accountId, channel: 'push', subscriptionId, message: input.message, ref: input.ref },
+              uniqueKey: `${input.key}:push:${subscriptionId}`,
+            });
+            owners.push(index);
+          }
+        } else {
+          jobs.push({
+            payload: { accountId: input.accountId, channel: input.channel, recipient: input.to, message: input.message, ref: input.ref },
+            uniqueKey: `${input.key}:${input.channel}:${input.to}`,
+          });
+          owners.push(index);
+        }
+      });
+      const queued = await queue.enqueueMany(tx, SEND_JOB, jobs);
+      const result: number[][] = inputs.map(() => []);
+      queued.forEach((job, index) => {
+        result[owners[index]!]!.push(job.id);
+      });
+      return result;
+    },
+
+    /**
      * Hands every attempt of messages sent with a `ref` of `<prefix>:…` to `handler`, in the transaction that records
      * the attempt (a sender keeps its own delivery log from it). One handler per prefix; register before the queue runs.
      */
