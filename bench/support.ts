@@ -16,8 +16,9 @@ import { Outbox } from '../src/lib/outbox';
 import type { Platform } from '../src/lib/platform';
 
 /**
- * A fresh benchmark database: a PGlite directory under /tmp, or a new database `fleet_bench` on the server
- * of BENCH_DATABASE_URL (or DATABASE_URL), dropped and created for each run.
+ * A fresh benchmark database: a PGlite directory under /tmp, or a new database `fleet_bench` (or BENCH_DATABASE_NAME, so
+ * that two benchmarks on one server do not drop each other's) on the server of BENCH_DATABASE_URL (or DATABASE_URL),
+ * dropped and created for each run.
  */
 export async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<{ database: DatabaseHandle; label: string }> {
   if (kind === 'pglite') {
@@ -26,12 +27,14 @@ export async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<{ 
   }
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('set BENCH_DATABASE_URL (or DATABASE_URL) for the PostgreSQL run, e.g. postgres://postgres@127.0.0.1:5432/postgres');
+  const name = process.env.BENCH_DATABASE_NAME ?? 'fleet_bench';
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`BENCH_DATABASE_NAME must be a plain lower-case name, not ${name}`);
   const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe('DROP DATABASE IF EXISTS fleet_bench WITH (FORCE)');
-  await admin.unsafe('CREATE DATABASE fleet_bench');
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.unsafe(`CREATE DATABASE ${name}`);
   await admin.end();
   const benchUrl = new URL(url);
-  benchUrl.pathname = '/fleet_bench';
+  benchUrl.pathname = `/${name}`;
   return { database: await openPostgres(benchUrl.toString(), 8), label: `PostgreSQL (${benchUrl.host})` };
 }
 
