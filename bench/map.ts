@@ -99,18 +99,23 @@ const baselineBuild = await Bun.build({
 });
 if (!baselineBuild.success) throw new AggregateError(baselineBuild.logs, 'baseline page build failed');
 precompress(baselineRoot);
-/** PostgreSQL: a database of its own (`fleet_bench_map`), so that another benchmark running meanwhile never drops it. */
+/**
+ * PostgreSQL: a database of its own (`fleet_bench_map`, or `BENCH_DATABASE_NAME`), so that another benchmark running
+ * meanwhile never drops it.
+ */
 async function openDatabase(): Promise<{ database: DatabaseHandle; label: string }> {
   if (kind === 'pglite') return openBenchDatabase('pglite');
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('set BENCH_DATABASE_URL for the PostgreSQL run, e.g. postgres://postgres@127.0.0.1:5432/postgres');
+  const name = process.env.BENCH_DATABASE_NAME ?? 'fleet_bench_map';
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`BENCH_DATABASE_NAME must be a plain lower-case name, not ${name}`);
   const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe('DROP DATABASE IF EXISTS fleet_bench_map WITH (FORCE)');
-  await admin.unsafe('CREATE DATABASE fleet_bench_map');
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.unsafe(`CREATE DATABASE ${name}`);
   await admin.end();
   const benchUrl = new URL(url);
-  benchUrl.pathname = '/fleet_bench_map';
-  return { database: await openPostgres(benchUrl.toString(), 8), label: `PostgreSQL (${benchUrl.host}/fleet_bench_map)` };
+  benchUrl.pathname = `/${name}`;
+  return { database: await openPostgres(benchUrl.toString(), 8), label: `PostgreSQL (${benchUrl.host}/${name})` };
 }
 const { database, label } = await openDatabase();
 console.log(`database: ${label}`);

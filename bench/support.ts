@@ -17,16 +17,18 @@ import { Outbox } from '../src/lib/outbox';
 import type { Platform } from '../src/lib/platform';
 
 /**
- * A fresh benchmark database: a PGlite directory under /tmp, or a new database `name` (default `fleet_bench`) on the server
- * of BENCH_DATABASE_URL (or DATABASE_URL), dropped and created for each run.
+ * A fresh benchmark database: a PGlite directory under /tmp, or a new database `name` (default BENCH_DATABASE_NAME or `fleet_bench`, so
+ * that two benchmarks on one server do not drop each other's) on the server of BENCH_DATABASE_URL (or DATABASE_URL),
+ * dropped and created for each run.
  */
-export async function openBenchDatabase(kind: 'pglite' | 'postgres', name = 'fleet_bench'): Promise<{ database: DatabaseHandle; label: string }> {
+export async function openBenchDatabase(kind: 'pglite' | 'postgres', name = process.env.BENCH_DATABASE_NAME ?? 'fleet_bench'): Promise<{ database: DatabaseHandle; label: string }> {
   if (kind === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
     return { database: await openPglite(dir), label: `PGlite (${dir})` };
   }
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('set BENCH_DATABASE_URL (or DATABASE_URL) for the PostgreSQL run, e.g. postgres://postgres@127.0.0.1:5432/postgres');
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`BENCH_DATABASE_NAME (the benchmark database name) must be a plain lower-case name, not ${name}`);
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.unsafe(`CREATE DATABASE ${name}`);

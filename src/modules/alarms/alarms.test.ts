@@ -226,6 +226,39 @@ describe('episodes, cool-down and classes', () => {
     const [due] = (await alarmsOf(unitB)).filter((alarm) => alarm.type === 'service_due');
     expect(due).toMatchObject({ class: 'function', details: { reason: 'date', due: '2026-03-01' } });
   });
+
+  test("a unit's remembered inputs are written only when they change or it raises something; a lost supply still raises", async () => {
+    const unit = await addUnit(admin.accountId, 'Generator');
+    const inputs = async () => {
+      const [row] = await app.database.query<{ external_power: boolean | null; last_fix: Date | string | null; version: string }>(
+        'SELECT external_power, last_fix, xmin::text AS version FROM alarm_unit_inputs WHERE unit_id = $1',
+        [unit],
+      );
+      return { power: row!.external_power, lastFix: row!.last_fix === null ? null : new Date(row!.last_fix).toISOString(), version: row!.version };
+    };
+    await ingest([position(unit, 30, { externalVoltageV: 12.6 })]);
+    const first = await inputs();
+    expect(first).toMatchObject({ power: true, lastFix: at(30).toISOString() });
+    // The same supply in later batches changes nothing: the row is not rewritten.
+    await ingest([position(unit, 31, { externalVoltageV: 12.5 })]);
+    await ingest([position(unit, 32, { externalVoltageV: 12.7 }), position(unit, 33, { externalVoltageV: 12.4 })]);
+    expect(await inputs()).toEqual(first);
+    // Judged again (resent), those records still raise nothing.
+    await ingest([position(unit, 32, { externalVoltageV: 12.7 })]);
+    expect(await inputs()).toEqual(first);
+    // The supply lost: a power cut, and the row follows.
+    await ingest([position(unit, 34, { externalVoltageV: 0.4 })]);
+    const cut = await inputs();
+    expect(cut).toMatchObject({ power: false, lastFix: at(34).toISOString() });
+    expect(cut.version).not.toBe(first.version);
+    const alarms = await alarmsOf(unit);
+    expect(alarms.map((alarm) => [alarm.type, alarm.raisedAt, alarm.occurrences])).toEqual([['power_cut', at(34).toISOString(), 1]]);
+    // A resent record of the batch that raised it is history.
+    await ingest([position(unit, 34, { externalVoltageV: 0.4 })]);
+    expect((await alarmsOf(unit)).map((alarm) => alarm.occurrences)).toEqual([1]);
+    // Acknowledged, so the bell's counts below are of units A and B alone.
+    expect((await app.call('POST', `/api/alarms/${alarms[0]!.id}/acknowledge`, { token: adminToken })).status).toBe(200);
+  });
 });
 
 describe('delivery', () => {

@@ -408,7 +408,8 @@ export async function createAlarmService(
       settingsRows.map((row) => [row.unit_id, { overspeedKmh: row.overspeed_kmh, serviceIntervalKm: row.service_interval_km }]),
     );
     // Units whose rules remember something between batches (inputs, power, service step, device alarms): their rows,
-    // locked in unit order.
+    // locked in unit order. A unit seen for the first time gets its row first (an insert that leaves existing rows
+    // alone); the rows are then locked and read without being rewritten.
     const stateful = [...byUnit.entries()]
       .filter(([unitId, entry]) => {
         const unit = settings.get(unitId);
@@ -421,11 +422,12 @@ export async function createAlarmService(
       .sort((a, b) => a - b);
     const remembered = new Map<number, UnitInputs>();
     if (stateful.length > 0) {
+      const units = `{${stateful.join(',')}}`;
+      await query('INSERT INTO alarm_unit_inputs (unit_id) SELECT u FROM unnest($1::int[]) AS u ORDER BY u ON CONFLICT (unit_id) DO NOTHING', [units]);
       const rows = await query<{ unit_id: number; din2: boolean | null; din3: boolean | null; external_power: boolean | null; service_step: number | null; last_fix_ms: string | number | null }>(
-        `INSERT INTO alarm_unit_inputs (unit_id) SELECT u FROM unnest($1::int[]) AS u ORDER BY u
-         ON CONFLICT (unit_id) DO UPDATE SET unit_id = EXCLUDED.unit_id
-         RETURNING unit_id, din2, din3, external_power, service_step, extract(epoch FROM last_fix) * 1000 AS last_fix_ms`,
-        [`{${stateful.join(',')}}`],
+        `SELECT unit_id, din2, din3, external_power, service_step, extract(epoch FROM last_fix) * 1000 AS last_fix_ms
+         FROM alarm_unit_inputs WHERE unit_id = ANY($1::int[]) ORDER BY unit_id FOR UPDATE`,
+        [units],
       );
       for (const row of rows) {
         remembered.set(row.unit_id, {
@@ -445,7 +447,20 @@ export async function createAlarmService(
       entry.positions.sort((a, b) => a.time.getTime() - b.time.getTime());
       const start = remembered.get(unitId);
       const { inputs, alarms } = judge(entry.positions, unit, start ?? NO_INPUTS);
-      if (start) {
+      // Compare-and-set: a unit's row is written only when its inputs changed or it raised something, not with every
+      // batch (most batches of a unit reporting its external voltage change nothing). The newest fix is kept with
+      // those writes: a resent record of a batch that changed or raised something is history. A batch that changed
+      // and raised nothing leaves the row as it was: judged again (a resend), its records again change and raise
+      // nothing, as the state they are judged from is the same.
+      if (
+        start &&
+        (alarms.length > 0 ||
+          inputs.din2 !== start.din2 ||
+          inputs.din3 !== start.din3 ||
+          inputs.externalPower !== start.externalPower ||
+          inputs.serviceStep !== start.serviceStep ||
+          (start.lastFix === null && inputs.lastFix !== null))
+      ) {
         written.push({ unit_id: unitId, din2: inputs.din2, din3: inputs.din3, external_power: inputs.externalPower, service_step: inputs.serviceStep, ms: inputs.lastFix });
       }
       for (const alarm of alarms) raised.push(candidateInput(entry.accountId, unitId, alarm));

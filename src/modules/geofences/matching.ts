@@ -8,16 +8,15 @@ import type { GeofenceTransition } from './model';
 
 /**
  * Geofence matching as positions are stored (spec §1, issue "matching as positions are stored"): the ingest writer hands
- * each batch's positions to `matchBatch` inside the batch's transaction, which takes a few statements whatever the
- * batch's size, never one per position:
- * 1. the batch's units that have zones lock their mark (the newest fix matched, one row a unit, in unit order)
- *    and move it on; a batch without such units ends here;
- * 2. one statement tests every fix newer than its unit's mark against every active zone of its unit (assigned directly
- *    or through the unit's feature profile), reads the (unit, zone) states beside it and returns only the pairs whose
- *    state can change: a fix outside a zone's box (its bounds widened beyond the margin, stored with the zone) is
- *    outside without a distance computed; a pair confirmed outside with no fix inside, or confirmed inside with every
- *    fix inside or in the margin, is left out;
- * 3. the hysteresis rule advances those pairs in time order; the changed states, the crossings' log rows and (real-time
+ * each batch's positions to `matchBatch` inside the batch's transaction, which takes one statement to match whatever the
+ * batch's size (never one per position), and one more to write what changed:
+ * 1. one statement (`MATCH_SQL`) locks and moves the mark of the batch's units that have zones (the newest fix matched,
+ *    one row a unit, in unit order), tests every fix newer than its unit's mark against every active zone of its unit
+ *    (assigned directly or through the unit's feature profile), reads the (unit, zone) states beside it and returns
+ *    only the pairs whose state can change: a fix outside a zone's box (its bounds widened beyond the margin, stored
+ *    with the zone) is outside without a distance computed; a pair confirmed outside with no fix inside, or confirmed
+ *    inside with every fix inside or in the margin, is left out;
+ * 2. the hysteresis rule advances those pairs in time order; the changed states, the crossings' log rows and (real-time
  *    zones) the durable events are written in the same transaction.
  *
  * Hysteresis, so GPS jitter along a border does not flap:
@@ -81,12 +80,7 @@ export function advance(start: ZoneState, fixes: readonly ZoneFix[]): { state: Z
 }
 
 
-interface MarkRow extends Record<string, unknown> {
-  unit_id: number;
-  previous_ms: number | string | null;
-}
-
-interface PairRow extends Record<string, unknown> {
+interface FixRow extends Record<string, unknown> {
   unit_id: number;
   geofence_id: number;
   name: string;
@@ -95,67 +89,74 @@ interface PairRow extends Record<string, unknown> {
   inside: boolean | null;
   leaning: boolean | null;
   leaning_count: number | null;
-  /** The pair's fixes as `index:side` (0 outside, 1 in the margin, 2 inside), comma-separated. */
-  fixes: string;
+  /** The unit's mark before this batch (epoch ms): the state's `lastFix`. */
+  previous_ms: number | string | null;
+  /** The fix's index in the batch's valid fixes and its side of the zone: 0 outside, 1 in the margin, 2 inside. */
+  i: number;
+  side: number;
 }
 
 /**
- * Locks and moves the mark of each of the batch's units that has a zone (in unit order, so batches of one unit match
- * one after the other) and returns the mark from before: fixes not newer than it are history.
- */
-const MARK_SQL = `
-WITH b AS (
-  SELECT (e->>0)::int AS unit_id, (e->>1)::int AS account_id, max((e->>2)::float8) AS ms
-  FROM jsonb_array_elements($1::jsonb) AS e GROUP BY 1, 2
-)
-INSERT INTO geofence_unit_marks AS m (unit_id, last_fix)
-SELECT b.unit_id, to_timestamp(b.ms / 1000) FROM b
-WHERE EXISTS (SELECT 1 FROM geofence_units l WHERE l.unit_id = b.unit_id) OR EXISTS (SELECT 1 FROM unit_profile_geozones v WHERE v.unit_id = b.unit_id)
-ORDER BY b.unit_id
-ON CONFLICT (unit_id) DO UPDATE SET previous_fix = m.last_fix, last_fix = greatest(m.last_fix, EXCLUDED.last_fix)
-RETURNING m.unit_id, extract(epoch FROM m.previous_fix) * 1000 AS previous_ms`;
-
-/**
- * The fixes against their units' active zones with the (unit, zone) states, in one statement: the pairs whose state
- * can change, each with its fixes' sides. Distances on the sphere (use_spheroid false): a fraction of the spheroid's
- * cost, within 0.5 % at zone sizes.
+ * The whole match in one statement (one round trip a batch):
+ * - m: each of the batch's units that has a zone locks and moves its mark (in unit order, so batches of one unit match
+ *   one after the other) and hands back the mark from before; fixes not newer than it are history;
+ * - f: each newer fix against each active zone of its unit (assigned directly or through the unit's feature profile).
+ *   A fix outside the zone's box (its bounds widened beyond the margin, stored with the zone) is outside without a
+ *   distance; inside the box a circle is a haversine distance to its centre and a polygon a planar point-in-polygon
+ *   test on its densified geometry (migration 0490); geography is asked only for a fix near a polygon but outside it
+ *   (is it within the margin?). Distances on the sphere, as geography's use_spheroid false: within 0.5 % of the
+ *   spheroid's at zone sizes;
+ * - s: the (unit, zone) states, read per unit (one index range a unit, not one look-up a pair);
+ * - r: the pairs whose state can change: a pair confirmed outside with no fix inside, or confirmed inside with every
+ *   fix inside or in the margin, is left out. Their fixes are returned, one row a fix.
  */
 const MATCH_SQL = `
 WITH p AS MATERIALIZED (
-  SELECT (e->>0)::int AS i, (e->>1)::int AS unit_id, (e->>2)::int AS account_id, (e->>3)::float8 AS lon, (e->>4)::float8 AS lat
-  FROM jsonb_array_elements($1::jsonb) AS e
+  SELECT (t.n - 1)::int AS i, t.unit_id, t.account_id, t.lon, t.lat, t.ms
+  FROM unnest($1::int[], $2::int[], $3::float8[], $4::float8[], $5::float8[]) WITH ORDINALITY AS t(unit_id, account_id, lon, lat, ms, n)
 ),
-u AS MATERIALIZED (SELECT DISTINCT unit_id, account_id FROM p),
--- The units' zones by index (direct links and their feature profiles'), never a scan of every zone.
+m AS (
+  INSERT INTO geofence_unit_marks AS m (unit_id, last_fix)
+  SELECT b.unit_id, to_timestamp(b.ms / 1000) FROM (SELECT unit_id, max(ms) AS ms FROM p GROUP BY unit_id) AS b
+  WHERE EXISTS (SELECT 1 FROM geofence_units l WHERE l.unit_id = b.unit_id) OR EXISTS (SELECT 1 FROM unit_profile_geozones v WHERE v.unit_id = b.unit_id)
+  ORDER BY b.unit_id
+  ON CONFLICT (unit_id) DO UPDATE SET previous_fix = m.last_fix, last_fix = greatest(m.last_fix, EXCLUDED.last_fix)
+  RETURNING m.unit_id, extract(epoch FROM m.previous_fix) * 1000 AS previous_ms
+),
+q AS MATERIALIZED (
+  SELECT p.i, p.unit_id, p.account_id, p.lon, p.lat, m.previous_ms FROM p JOIN m ON m.unit_id = p.unit_id
+  WHERE m.previous_ms IS NULL OR p.ms > m.previous_ms
+),
+u AS MATERIALIZED (SELECT DISTINCT unit_id, account_id FROM q),
 k AS (
   SELECT u.unit_id, u.account_id, l.geofence_id FROM u JOIN geofence_units l ON l.unit_id = u.unit_id
   UNION
   SELECT u.unit_id, u.account_id, v.geofence_id FROM u JOIN unit_profile_geozones v ON v.unit_id = u.unit_id
 ),
-z AS MATERIALIZED (
-  SELECT k.unit_id, z.id, z.name, z.theft_mode, z.real_time, z.geom, z.radius_m, z.box_west, z.box_south, z.box_east, z.box_north,
-         s.inside, s.leaning, s.leaning_count
-  FROM k JOIN geofences z ON z.id = k.geofence_id AND z.account_id = k.account_id AND z.active
-  LEFT JOIN geofence_state s ON s.unit_id = k.unit_id AND s.geofence_id = z.id
-),
--- Each fix's side of each of its unit's zones: outside the box needs no distance.
-f AS (
-  SELECT z.unit_id, z.id, p.i, CASE
-    WHEN NOT (p.lon BETWEEN z.box_west AND z.box_east AND p.lat BETWEEN z.box_south AND z.box_north) THEN 0
-    WHEN CASE WHEN z.radius_m IS NOT NULL THEN ST_DWithin(z.geom, ST_SetSRID(ST_MakePoint(p.lon, p.lat), 4326)::geography, z.radius_m, false)
-              ELSE ST_Covers(z.geom, ST_SetSRID(ST_MakePoint(p.lon, p.lat), 4326)::geography) END THEN 2
-    WHEN ST_DWithin(z.geom, ST_SetSRID(ST_MakePoint(p.lon, p.lat), 4326)::geography, coalesce(z.radius_m, 0) + $2, false) THEN 1
+f AS MATERIALIZED (
+  SELECT k.unit_id, z.id, z.name, z.theft_mode, z.real_time, q.previous_ms, q.i, CASE
+    WHEN NOT (q.lon BETWEEN z.box_west AND z.box_east AND q.lat BETWEEN z.box_south AND z.box_north) THEN 0
+    WHEN z.radius_m IS NOT NULL THEN CASE
+      WHEN geofence_sphere_m(z.centre_lat, z.centre_lon, q.lat, q.lon) <= z.radius_m THEN 2
+      WHEN geofence_sphere_m(z.centre_lat, z.centre_lon, q.lat, q.lon) <= z.radius_m + $6 THEN 1
+      ELSE 0 END
+    WHEN ST_Covers(z.match_geom, ST_SetSRID(ST_MakePoint(q.lon, q.lat), 4326)) THEN 2
+    WHEN ST_DWithin(z.geom, ST_SetSRID(ST_MakePoint(q.lon, q.lat), 4326)::geography, $6, false) THEN 1
     ELSE 0 END AS side
-  FROM z JOIN p ON p.unit_id = z.unit_id
-  OFFSET 0
+  FROM k JOIN geofences z ON z.id = k.geofence_id AND z.account_id = k.account_id AND z.active
+  JOIN q ON q.unit_id = k.unit_id
 ),
-a AS (
-  SELECT f.unit_id, f.id, string_agg(f.i || ':' || f.side, ',') AS fixes, bool_or(f.side = 2) AS any_inside, bool_and(f.side > 0) AS all_near
-  FROM f GROUP BY f.unit_id, f.id
+a AS MATERIALIZED (SELECT f.unit_id, f.id, bool_or(f.side = 2) AS any_inside, bool_and(f.side > 0) AS all_near FROM f GROUP BY f.unit_id, f.id),
+s AS MATERIALIZED (
+  SELECT s.unit_id, s.geofence_id, s.inside, s.leaning, s.leaning_count FROM u JOIN geofence_state s ON s.unit_id = u.unit_id
+),
+r AS MATERIALIZED (
+  SELECT a.unit_id, a.id, s.inside, s.leaning, s.leaning_count
+  FROM a LEFT JOIN s ON s.unit_id = a.unit_id AND s.geofence_id = a.id
+  WHERE NOT (s.inside IS NOT NULL AND s.leaning IS NULL AND ((NOT s.inside AND NOT a.any_inside) OR (s.inside AND a.all_near)))
 )
-SELECT z.unit_id, z.id AS geofence_id, z.name, z.theft_mode, z.real_time, z.inside, z.leaning, z.leaning_count, a.fixes
-FROM a JOIN z ON z.unit_id = a.unit_id AND z.id = a.id
-WHERE NOT (z.inside IS NOT NULL AND z.leaning IS NULL AND ((NOT z.inside AND NOT a.any_inside) OR (z.inside AND a.all_near)))`;
+SELECT f.unit_id, f.id AS geofence_id, f.name, f.theft_mode, f.real_time, r.inside, r.leaning, r.leaning_count, f.previous_ms, f.i, f.side
+FROM r JOIN f ON f.unit_id = r.unit_id AND f.id = r.id`;
 
 /**
  * Of the crossings found, those in a deactivation window of their zone (read in the zone's time zone: day and minute
@@ -193,43 +194,44 @@ const SIDES = [{ inside: false, near: false }, { inside: false, near: true }, { 
 export async function matchBatch(query: Querier, outbox: Outbox<EventMap>, positions: readonly StoredPosition[]): Promise<void> {
   const valid = positions.filter((position) => position.valid && (position.flags & FLAGS_NOT_A_FIX) === 0);
   if (valid.length === 0) return;
-  const marks = await query<MarkRow>(MARK_SQL, [JSON.stringify(valid.map((fix) => [fix.unitId, fix.accountId, fix.time.getTime()]))]);
-  if (marks.length === 0) return;
-  const previous = new Map(marks.map((row) => [Number(row.unit_id), row.previous_ms === null ? null : Number(row.previous_ms)]));
-  // Only fixes newer than their unit's mark are matched: the rest is history.
-  const fixes = valid.filter((fix) => {
-    if (!previous.has(fix.unitId)) return false;
-    const mark = previous.get(fix.unitId);
-    return mark === null || mark === undefined || fix.time.getTime() > mark;
-  });
-  if (fixes.length === 0) return;
-  const pairs = await query<PairRow>(MATCH_SQL, [
-    JSON.stringify(fixes.map((fix, i) => [i, fix.unitId, fix.accountId, fix.longitude, fix.latitude])),
+  // The valid fixes as columns (`i` is the index in `valid`); the statement keeps only those newer than their unit's mark.
+  const rows = await query<FixRow>(MATCH_SQL, [
+    `{${valid.map((fix) => fix.unitId).join(',')}}`,
+    `{${valid.map((fix) => fix.accountId).join(',')}}`,
+    `{${valid.map((fix) => fix.longitude).join(',')}}`,
+    `{${valid.map((fix) => fix.latitude).join(',')}}`,
+    `{${valid.map((fix) => fix.time.getTime()).join(',')}}`,
     MARGIN_M,
   ]);
-  if (pairs.length === 0) return;
+  if (rows.length === 0) return;
 
-  pairs.sort((a, b) => Number(a.unit_id) - Number(b.unit_id) || Number(a.geofence_id) - Number(b.geofence_id));
+  // One (unit, zone) pair's fixes, in unit and zone order.
+  const pairs = new Map<string, { pair: FixRow; fixes: Array<ZoneFix & { at: StoredPosition }> }>();
+  for (const row of rows) {
+    const key = `${row.unit_id}:${row.geofence_id}`;
+    let entry = pairs.get(key);
+    if (!entry) {
+      entry = { pair: row, fixes: [] };
+      pairs.set(key, entry);
+    }
+    const at = valid[Number(row.i)]!;
+    // Whether a crossing falls in a deactivation window is asked below, only of the crossings found.
+    entry.fixes.push({ time: at.time.getTime(), ...SIDES[Number(row.side)]!, paused: false, at });
+  }
+  const ordered = [...pairs.values()].sort((a, b) => Number(a.pair.unit_id) - Number(b.pair.unit_id) || Number(a.pair.geofence_id) - Number(b.pair.geofence_id));
   const written: unknown[] = [];
-  const found: Array<{ pair: PairRow; transition: GeofenceTransition; at: StoredPosition }> = [];
-  for (const pair of pairs) {
-    const unitId = Number(pair.unit_id);
+  const found: Array<{ pair: FixRow; transition: GeofenceTransition; at: StoredPosition }> = [];
+  for (const { pair, fixes: zoneFixes } of ordered) {
     const start: ZoneState = {
       inside: pair.inside ?? null,
       leaning: pair.leaning ?? null,
       leaningCount: Number(pair.leaning_count ?? 0),
-      lastFix: previous.get(unitId) ?? null,
+      lastFix: pair.previous_ms === null ? null : Number(pair.previous_ms),
     };
-    const zoneFixes = pair.fixes.split(',').map((entry) => {
-      const colon = entry.indexOf(':');
-      const at = fixes[Number(entry.slice(0, colon))]!;
-      // Whether a crossing falls in a deactivation window is asked below, only of the crossings found.
-      return { time: at.time.getTime(), ...SIDES[Number(entry.slice(colon + 1))]!, paused: false, at };
-    });
     zoneFixes.sort((a, b) => a.time - b.time);
     const { state, crossings } = advance(start, zoneFixes);
     if (state.inside === start.inside && state.leaning === start.leaning && state.leaningCount === start.leaningCount) continue;
-    written.push({ unit_id: unitId, geofence_id: Number(pair.geofence_id), inside: state.inside, leaning: state.leaning, leaning_count: state.leaningCount });
+    written.push({ unit_id: Number(pair.unit_id), geofence_id: Number(pair.geofence_id), inside: state.inside, leaning: state.leaning, leaning_count: state.leaningCount });
     for (const crossing of crossings) found.push({ pair, transition: crossing.transition, at: (crossing.fix as ZoneFix & { at: StoredPosition }).at });
   }
   if (written.length === 0) return;

@@ -1,9 +1,11 @@
 import { bigserial, boolean, customType, doublePrecision, integer, pgTable, primaryKey, serial, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
-/** Tables of migrations 0200 and 0330. The service uses parameterised SQL (PostGIS geography); these types document the rows. */
+/** Tables of migrations 0200, 0330 and 0490. The service uses parameterised SQL (PostGIS geography); these types document the rows. */
 
 /** A PostGIS geography (a circle's centre point or a polygon) as EWKB hex, the way the drivers hand it over. */
 const geography = customType<{ data: string }>({ dataType: () => 'geography' });
+/** A PostGIS planar geometry (lon/lat degrees), EWKB hex likewise. */
+const geometry = customType<{ data: string }>({ dataType: () => 'geometry' });
 
 export const geofences = pgTable('geofences', {
   id: serial('id').primaryKey(),
@@ -21,6 +23,10 @@ export const geofences = pgTable('geofences', {
   boxSouth: doublePrecision('box_south'),
   boxEast: doublePrecision('box_east'),
   boxNorth: doublePrecision('box_north'),
+  /** A circle's centre as numbers and a polygon densified every kilometre as a planar geometry (generated): matching's exact tests. */
+  centreLon: doublePrecision('centre_lon'),
+  centreLat: doublePrecision('centre_lat'),
+  matchGeom: geometry('match_geom'),
   createdBy: integer('created_by'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
