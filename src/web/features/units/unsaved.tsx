@@ -6,8 +6,8 @@ import { getSession } from '../../lib/session';
 
 /**
  * Unsaved changes on the unit edit page: each section reports whether it holds edits that are not saved yet; while
- * any does, leaving the page asks first: any move inside the app (a link, a button that navigates, the browser's back
- * and forward buttons) through the app's own dialog, a reload or closing the tab through the browser's.
+ * any does, leaving the page asks first: any move the app makes (a link, a button that navigates, a redirect) through
+ * the app's own dialog, a reload or closing the tab through the browser's.
  */
 interface UnsavedChanges {
   /** Section ids with edits not saved yet. */
@@ -27,12 +27,6 @@ type RouterHistory = Navigator & {
   push(to: To, state?: unknown, options?: unknown): void;
   replace(to: To, state?: unknown, options?: unknown): void;
 };
-
-/** The browser history entry's index as the router numbers them (null when it is not one of the router's). */
-function historyIndex(state: unknown): number | null {
-  const idx = (state as { idx?: unknown } | null)?.idx;
-  return typeof idx === 'number' ? idx : null;
-}
 
 /** Whether a move to `to` stays on this page (the same path and query: a jump to a section, say). */
 function staysHere(to: To): boolean {
@@ -94,38 +88,11 @@ export function UnsavedChangesProvider({ children }: { children: ReactNode }) {
       };
     history.push = guarded(push);
     history.replace = guarded(replace);
-    // The browser's back and forward buttons: the entry has changed by the time the page hears of it, so the move is
-    // kept from the router (a capturing listener on the window runs before its own), undone, and made again only
-    // once the user chooses to leave.
-    const here = historyIndex(window.history.state);
-    let undoing = false;
-    let leaving = false;
-    const popState = (event: PopStateEvent) => {
-      if (leaving) return;
-      if (undoing) {
-        undoing = false;
-        event.stopImmediatePropagation();
-        return;
-      }
-      const to = historyIndex(event.state);
-      if (here === null || to === null || to === here || dirtyRef.current.size === 0) return;
-      event.stopImmediatePropagation();
-      undoing = true;
-      window.history.go(here - to);
-      void ask().then((leave) => {
-        if (!leave) return;
-        leaving = true;
-        forget();
-        window.history.go(to - here);
-      });
-    };
     window.addEventListener('beforeunload', beforeUnload);
-    window.addEventListener('popstate', popState, true);
     return () => {
       history.push = push;
       history.replace = replace;
       window.removeEventListener('beforeunload', beforeUnload);
-      window.removeEventListener('popstate', popState, true);
     };
   }, [hasChanges, dialogs, history, t]);
 
