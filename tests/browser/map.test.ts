@@ -22,7 +22,7 @@ beforeAll(async () => {
   suite.server.clock.set(new Date());
   const commands = createCommandService(suite.server.database, suite.server.platform.events, suite.server.clock);
   gateway = await startGateway(suite.server.platform, commands, { teltonika: 0, gt06: 0, osmand: 0 });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await gateway?.stop();

@@ -21,7 +21,7 @@ const PDF_DIR = join(import.meta.dir, '../../artifacts/pdf');
 
 beforeAll(async () => {
   suite = await startSuite();
-});
+}, 300_000);
 
 afterAll(async () => {
   await suite?.close();
@@ -278,7 +278,7 @@ describe('unit edit: sections and unsaved changes', () => {
     await eventually(() => phone.getByTestId('section-tracker').evaluate((element) => element.getBoundingClientRect().top < window.innerHeight / 2), true);
     await screenshot(phone, 'unit-edit-phone');
     await expectAccessible(phone, 'unit edit on a phone');
-  });
+  }, 300_000);
 });
 
 describe('tracker replacement', () => {
