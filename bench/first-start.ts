@@ -94,7 +94,7 @@ async function leaveMap(page: Page): Promise<{ longest: number; total: number; c
     }).observe({ type: 'longtask' });
   });
   await page.getByRole('link', { name: 'Körjournal' }).click();
-  await page.waitForURL('**/user/create-triplog', { waitUntil: 'commit' });
+  await page.waitForURL('**/user/create-triplog**', { waitUntil: 'commit' });
   let seen = -1;
   for (;;) {
     await page.waitForTimeout(1000);
