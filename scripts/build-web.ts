@@ -6,13 +6,15 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { BunPlugin } from 'bun';
+import { PUBLIC_GROUPS, PUBLIC_SERVER_PREFIXES } from '../src/web/locales/public-groups';
 
 const root = join(import.meta.dir, '..');
 const webDir = join(root, 'src/web');
-const outdir = join(webDir, 'dist');
+const defaultOutdir = join(webDir, 'dist');
 
-export async function buildWeb(options: { quiet?: boolean } = {}): Promise<void> {
+export async function buildWeb(options: { quiet?: boolean; outdir?: string } = {}): Promise<void> {
   const started = performance.now();
+  const outdir = options.outdir ?? defaultOutdir;
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
   const result = await Bun.build({
@@ -25,7 +27,7 @@ export async function buildWeb(options: { quiet?: boolean } = {}): Promise<void>
     naming: { entry: '[name].[ext]', chunk: 'assets/[name]-[hash].[ext]', asset: 'assets/[name]-[hash].[ext]' },
     publicPath: '/',
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-    plugins: [lumaDeviceInline],
+    plugins: [lumaDeviceInline, publicTexts],
   });
   if (!result.success) {
     for (const log of result.logs) console.error(log);
@@ -69,6 +71,26 @@ const lumaDeviceInline: BunPlugin = {
       const dynamic = 'await import("./webgl-device.js")';
       if (!source.includes(dynamic)) throw new Error(`${path}: the WebGL device import changed; update lumaDeviceInline`);
       return { contents: `import * as webglDeviceModule from './webgl-device.js';\n${source.replaceAll(dynamic, 'webglDeviceModule')}`, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * `public-texts:<language>`: the web texts and server messages of a language the signed-out pages use (see
+ * src/web/locales/public-groups.ts), as a chunk of their own, so that the login page does not load the whole catalogue (src/web/lib/i18n.ts).
+ */
+const publicTexts: BunPlugin = {
+  name: 'public-texts',
+  setup(build) {
+    build.onResolve({ filter: /^public-texts:(sv|en|no)$/ }, ({ path }) => ({ path: path.slice('public-texts:'.length), namespace: 'public-texts' }));
+    build.onLoad({ filter: /.*/, namespace: 'public-texts' }, ({ path }) => {
+      const web = JSON.parse(readFileSync(join(webDir, 'locales', `${path}.json`), 'utf8')) as Record<string, unknown>;
+      const server = JSON.parse(readFileSync(join(root, 'src/lib/i18n/messages', `${path}.json`), 'utf8')) as Record<string, string>;
+      const texts = {
+        translation: Object.fromEntries(PUBLIC_GROUPS.map((group) => [group, web[group]])),
+        server: Object.fromEntries(Object.entries(server).filter(([key]) => PUBLIC_SERVER_PREFIXES.some((prefix) => key.startsWith(prefix)))),
+      };
+      return { contents: JSON.stringify(texts), loader: 'json' };
     });
   },
 };

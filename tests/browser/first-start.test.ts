@@ -82,6 +82,33 @@ test('a fresh start shows trips in the trip log and a history on the map within 
   console.log(`first start to trips in the trip log: ${seconds.toFixed(1)} s`);
 });
 
+test('the map opens with every demo vehicle in view', async () => {
+  const page = await suite.newPage();
+  await openMap(page);
+  // The opening view is made once the map and the fleet are in; the map then rests (no flight under way).
+  await page.waitForFunction(() => {
+    const map = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.map;
+    return map?.loaded() && !map.isMoving();
+  });
+  const view = await page.evaluate(() => {
+    const probe = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap;
+    const map = probe.map!.map;
+    const bounds = map.getBounds();
+    return {
+      center: map.getCenter().toArray(),
+      zoom: map.getZoom(),
+      bounds: bounds.toArray(),
+      outside: probe.store.units
+        .filter((unit) => unit.lat !== null && unit.lon !== null && !bounds.contains([unit.lon, unit.lat]))
+        .map((unit) => ({ name: unit.name, lat: unit.lat, lon: unit.lon })),
+      placed: probe.store.units.filter((unit) => unit.lat !== null).length,
+    };
+  });
+  console.log(JSON.stringify(view));
+  expect(view.placed).toBeGreaterThanOrEqual(devices.length - 1);
+  expect(view.outside).toEqual([]);
+});
+
 for (const [name, viewport] of [
   ['1280×800', DESKTOP],
   ['390×844', PHONE],

@@ -7,7 +7,7 @@ import { createCommandService } from '../../src/modules/io/service';
 import { decodeUnitList, type HistoryDay, type LiveMessage, type TrackedUnitList } from '../../src/modules/tracking/model';
 import type { FleetMapProbe } from '../../src/web/features/map/LiveMap';
 import { connectDevice } from '../support/device';
-import { login, PHONE, screenshot, startSuite, type Suite } from './support';
+import { DESKTOP, eventually, login, PHONE, screenshot, startSuite, type Suite } from './support';
 
 // The map loads MapLibre and deck.gl and renders with software WebGL: allow for a slow machine.
 setDefaultTimeout(90_000);
@@ -22,7 +22,7 @@ beforeAll(async () => {
   suite.server.clock.set(new Date());
   const commands = createCommandService(suite.server.database, suite.server.platform.events, suite.server.clock);
   gateway = await startGateway(suite.server.platform, commands, { teltonika: 0, gt06: 0, osmand: 0 });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await gateway?.stop();
@@ -404,6 +404,47 @@ describe('live map', () => {
     await phone.waitForTimeout(700);
     await screenshot(phone, 'map-layers-phone');
   });
+
+  test('leaving the map: the page moves on at once, and the map gives its WebGL context back afterwards (none left after five round trips)', async () => {
+    const account = await suite.server.createAccount();
+    await addUnit(account.accountId, 'Servicebil', 'SRV001');
+    // Every WebGL context the page makes, kept (so none is merely collected): one still in use has not been lost.
+    const context = await suite.newContext(DESKTOP);
+    await context.addInitScript(() => {
+      const made: WebGLRenderingContext[] = [];
+      (window as unknown as { __webglContexts: WebGLRenderingContext[] }).__webglContexts = made;
+      const getContext = HTMLCanvasElement.prototype.getContext;
+      HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, type: string, ...rest: unknown[]) {
+        const result = (getContext as (this: HTMLCanvasElement, type: string, ...rest: unknown[]) => unknown).call(this, type, ...rest);
+        if ((type === 'webgl' || type === 'webgl2') && result && !made.includes(result as WebGLRenderingContext)) made.push(result as WebGLRenderingContext);
+        return result;
+      } as typeof getContext;
+    });
+    const page = await suite.newPage(DESKTOP, context);
+    await openMap(page, account);
+    const contexts = () =>
+      page.evaluate(() => {
+        const made = (window as unknown as { __webglContexts: WebGLRenderingContext[] }).__webglContexts;
+        return { made: made.length, live: made.filter((gl) => !gl.isContextLost()).length };
+      });
+    expect((await contexts()).live).toBeGreaterThanOrEqual(1);
+    const nav = page.getByRole('navigation', { name: 'Huvudmeny' });
+    for (let trip = 0; trip < 5; trip++) {
+      await nav.getByRole('link', { name: 'Enheter', exact: true }).click();
+      await page.getByRole('heading', { name: 'Enheter', level: 1 }).waitFor();
+      // The map's element left with the page; the map itself is taken down in the moments the page is idle.
+      expect(await page.getByTestId('map-gl').count()).toBe(0);
+      await nav.getByRole('link', { name: 'Karta', exact: true }).click();
+      await page.getByTestId('map-gl').waitFor();
+      await page.waitForFunction(() => window.__fleetMap?.map && window.__fleetMap.store.loadState === 'ready');
+    }
+    // Six maps were made; the one open now is the only one holding a context.
+    expect((await contexts()).made).toBeGreaterThanOrEqual(6);
+    await eventually(async () => (await contexts()).live, 1, 30_000);
+    await nav.getByRole('link', { name: 'Enheter', exact: true }).click();
+    await page.getByRole('heading', { name: 'Enheter', level: 1 }).waitFor();
+    await eventually(async () => (await contexts()).live, 0, 30_000);
+  }, 400_000);
 
   test('the map-disabled redirect: to the trip log, also when the map is turned off while open', async () => {
     const off = await suite.server.createAccount({ role: 'user' });

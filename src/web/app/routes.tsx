@@ -4,19 +4,22 @@ import { Navigate, Outlet, Route, Routes, useNavigate } from 'react-router';
 import { LoginPage } from '../features/auth/LoginPage';
 import { NotFoundPage, StandaloneNotFoundPage } from '../components/NotFoundPage';
 import { NAVIGATE_EVENT } from '../lib/api';
+import { loadScreenTexts } from '../lib/i18n';
 import { PATHS, reportsPath } from '../lib/paths';
 import { landingPath, useSession } from '../lib/session';
 import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
 
 /**
  * Every screen but the login page is its own chunk, loaded when first shown: the login page loads only what it needs
- * (the map, deck.gl, the exports and the other screens come after signing in).
+ * (the map, deck.gl, the exports, the other screens and the texts of the whole app come after signing in).
  */
 function screen<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] & { preload: () => Promise<void> } {
   // Once loaded, the component is rendered directly: `React.lazy` would suspend once more even then.
   let loaded: ComponentType<Record<string, unknown>> | null = null;
   const preload = async () => {
-    loaded ??= (await load())[name] as ComponentType<Record<string, unknown>>;
+    // With the whole catalogue of texts (the login page has only its own).
+    const [module] = await Promise.all([load(), loadScreenTexts()]);
+    loaded ??= module[name] as ComponentType<Record<string, unknown>>;
   };
   const Lazy = lazy(async () => {
     await preload();

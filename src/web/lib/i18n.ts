@@ -40,20 +40,48 @@ export function chooseLanguage(input: { stored: Language | null; brandDefault: L
 }
 
 /**
- * Each language's texts are a chunk of their own, loaded when the language is first used: the web app's texts
- * (`translation`, locales/*.json) and the server's message catalogues (`server`).
+ * Each language's texts come in two parts, each a chunk loaded when first needed: what the signed-out pages use
+ * (`public-texts:<language>`, made by the web build, see locales/public-groups.ts), and the whole catalogues of the web
+ * app (`translation`, locales/*.json) and the server's messages (`server`) once any other screen is shown, so that
+ * the login page does not load the texts of the whole app.
  */
-const BUNDLES: Record<Language, () => Promise<[{ default: object }, { default: object }]>> = {
+const PUBLIC_TEXTS: Record<Language, () => Promise<{ default: { translation: object; server: object } }>> = {
+  sv: () => import('public-texts:sv'),
+  en: () => import('public-texts:en'),
+  no: () => import('public-texts:no'),
+};
+const ALL_TEXTS: Record<Language, () => Promise<[{ default: object }, { default: object }]>> = {
   sv: () => Promise.all([import('../locales/sv.json'), import('../../lib/i18n/messages/sv.json')]),
   en: () => Promise.all([import('../locales/en.json'), import('../../lib/i18n/messages/en.json')]),
   no: () => Promise.all([import('../locales/no.json'), import('../../lib/i18n/messages/no.json')]),
 };
 
-async function loadLanguage(language: Language): Promise<void> {
-  if (i18next.hasResourceBundle(language, 'translation')) return;
-  const [translation, server] = await BUNDLES[language]();
+/** Set once a screen beyond the signed-out ones needs the whole catalogues: a language chosen later loads them too. */
+let allTextsWanted = false;
+/** The languages whose whole catalogues are in. */
+const wholeCatalogues = new Set<Language>();
+
+async function loadAllTexts(language: Language): Promise<void> {
+  if (wholeCatalogues.has(language)) return;
+  const [translation, server] = await ALL_TEXTS[language]();
   i18next.addResourceBundle(language, 'translation', translation.default, true, true);
   i18next.addResourceBundle(language, 'server', server.default, true, true);
+  wholeCatalogues.add(language);
+}
+
+async function loadLanguage(language: Language): Promise<void> {
+  if (!i18next.hasResourceBundle(language, 'translation')) {
+    const texts = (await PUBLIC_TEXTS[language]()).default;
+    i18next.addResourceBundle(language, 'translation', texts.translation, true, false);
+    i18next.addResourceBundle(language, 'server', texts.server, true, false);
+  }
+  if (allTextsWanted) await loadAllTexts(language);
+}
+
+/** The whole catalogue of the current language, before a screen other than the signed-out ones is shown. */
+export async function loadScreenTexts(): Promise<void> {
+  allTextsWanted = true;
+  await loadAllTexts(currentLanguage());
 }
 
 /** The BCP 47 tag for the document and for number/date formatting ("no" is Norwegian Bokmål). */

@@ -151,14 +151,17 @@ export function DeckOverlay({ interleaved = true, children }: { interleaved?: bo
     return () => {
       stopFollowing();
       layers.detach();
-      // A removed map has removed its controls (and so finalised the overlay) already.
-      if (scene.removed) return;
-      try {
-        map.removeControl(overlay);
-        overlay.finalize();
-      } catch {
-        // already finalised
-      }
+      const remove = () => {
+        try {
+          map.removeControl(overlay);
+          overlay.finalize();
+        } catch {
+          // already finalised
+        }
+      };
+      // With the map: deck.gl's layers and device are finalised in a step of the map's taking-down, after leaving.
+      if (scene.removed) scene.retire(remove);
+      else remove();
     };
   }, [scene, layers, interleaved]);
 

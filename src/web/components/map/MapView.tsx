@@ -48,6 +48,11 @@ export interface MapScene {
    * clean-up finds the map gone and has nothing to take off it.
    */
   readonly removed: boolean;
+  /**
+   * Hands the map's taking-down a step of a child's (its own clean-up found the map `removed`): the steps run one per
+   * idle moment after the page has moved on, before the map itself is removed.
+   */
+  retire(step: () => void): void;
   /** Called whenever the drawing buffer's pixel ratio changes while moving (deck.gl must follow it). */
   onResolution(listener: () => void): () => void;
   /**
@@ -115,6 +120,43 @@ function reduceResolutionWhileMoving(map: MapLibre, node: HTMLElement, onResized
     map.off('move', onMove);
     if (settle !== null) clearTimeout(settle);
   };
+}
+
+/** `?teardown=sync` takes a left map down at once, in the task that leaves it (for comparison: bench/map-exit.ts). */
+const SYNC_TEARDOWN = new URLSearchParams(window.location.search).get('teardown') === 'sync';
+
+/** Runs `run` when the browser is idle (at the latest after a second), or soon where there is no idle callback. */
+function whenIdle(run: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 1000 });
+  else setTimeout(run, 16);
+}
+
+/**
+ * Takes a left map down without holding up the page: deck.gl's finalisation, MapLibre's controls and then the map
+ * itself (its WebGL resources, style, workers' tiles and at last its WebGL context) each in an idle moment of their
+ * own. Done at once, they blocked the click after leaving the map for up to two seconds with software rendering.
+ */
+function retireMap(map: MapLibre, steps: Array<() => void>): void {
+  const run = (step: () => void) => {
+    try {
+      step();
+    } catch (error) {
+      console.error(error);
+    }
+  };
+  if (SYNC_TEARDOWN) {
+    for (const step of steps) run(step);
+    run(() => map.remove());
+    return;
+  }
+  const next = () => {
+    const step = steps.shift();
+    if (step) {
+      run(step);
+      whenIdle(next);
+    } else run(() => map.remove());
+  };
+  whenIdle(next);
 }
 
 /** The container's `data-sources` / `data-layers`: what the children have on the map now. */
@@ -199,11 +241,16 @@ export function MapView(props: MapViewProps) {
     applyBaseMap(map, container, { subsiteId: start.subsiteId, language: start.language, signal: abort.signal, worldAfter: start.worldAfter });
 
     let removed = false;
+    // What the children leave to the map's taking-down (see `retire`), run after they have all cleaned up.
+    const retiring: Array<() => void> = [];
     setScene({
       map,
       container,
       get removed() {
         return removed;
+      },
+      retire(step) {
+        retiring.push(step);
       },
       onResolution(listener) {
         resolutionListeners.add(listener);
@@ -218,7 +265,9 @@ export function MapView(props: MapViewProps) {
       resizeObserver.disconnect();
       propsRef.current.onMap?.(null);
       removed = true;
-      map.remove();
+      // Nothing more is drawn: a flight under way stops, and the map's element leaves the page with React's.
+      map.stop();
+      retireMap(map, retiring);
     };
   }, []);
 

@@ -15,3 +15,9 @@ declare module '*.geojson' {
   const url: string;
   export default url;
 }
+
+/** The texts of the signed-out pages in one language, made by the web build (scripts/build-web.ts). */
+declare module 'public-texts:*' {
+  const texts: { translation: Record<string, unknown>; server: Record<string, string> };
+  export default texts;
+}

@@ -23,10 +23,17 @@ export function prepareMapLibre(): void {
   }
 }
 
+let webgl: boolean | null = null;
+
+/** Whether WebGL 2 can be had here: asked once, with a context given back at once (a browser keeps only a few). */
 export function webglAvailable(): boolean {
+  if (webgl !== null) return webgl;
   try {
-    return Boolean(document.createElement('canvas').getContext('webgl2'));
+    const gl = document.createElement('canvas').getContext('webgl2');
+    webgl = Boolean(gl);
+    gl?.getExtension('WEBGL_lose_context')?.loseContext();
   } catch {
-    return false;
+    webgl = false;
   }
+  return webgl;
 }

@@ -224,6 +224,11 @@ export default function LiveMap() {
       const map = handleRef.current?.map;
       if (!map) return false;
       const container = map.getContainer();
+      // Not laid out yet: nothing can be fitted (MapLibre would keep its place); tried again on the next change.
+      if (container.clientWidth === 0 || container.clientHeight === 0) return false;
+      // The map learns its element's size from a resize observer, a frame later: fitted to its size now.
+      const canvas = map.getCanvas();
+      if (canvas.clientWidth !== container.clientWidth || canvas.clientHeight !== container.clientHeight) map.resize();
       const now = shownRef.current.map((unit) => store.get(unit.id) ?? unit);
       const fit = fitOf(now, { width: container.clientWidth, height: container.clientHeight });
       if (!fit) return false;

@@ -1,12 +1,13 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useNavigate } from 'react-router';
+import { createPath, type Navigator, type To, UNSAFE_NavigationContext } from 'react-router';
 import { useDialogs } from '../../components/Dialogs';
+import { getSession } from '../../lib/session';
 
 /**
  * Unsaved changes on the unit edit page: each section reports whether it holds edits that are not saved yet; while
- * any does, leaving the page asks first (a link inside the app through the app's own dialog, a reload or closing the
- * tab through the browser's).
+ * any does, leaving the page asks first: any move the app makes (a link, a button that navigates, a redirect) through
+ * the app's own dialog, a reload or closing the tab through the browser's.
  */
 interface UnsavedChanges {
   /** Section ids with edits not saved yet. */
@@ -21,22 +22,23 @@ export function useUnsavedChanges(): UnsavedChanges | null {
   return useContext(UnsavedContext);
 }
 
-/** A link click the app would handle itself (same origin, plain left click, not a new tab or download). */
-function inAppLink(event: MouseEvent): URL | null {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return null;
-  const anchor = (event.target as Element | null)?.closest?.('a[href]');
-  if (!(anchor instanceof HTMLAnchorElement) || (anchor.target && anchor.target !== '_self') || anchor.hasAttribute('download')) return null;
-  const url = new URL(anchor.href, window.location.href);
-  if (url.origin !== window.location.origin) return null;
-  // A jump within the page (the section list's own links) leaves nothing.
-  if (url.pathname === window.location.pathname && url.search === window.location.search) return null;
-  return url;
+/** The router's history (the browser router hands its history object to the app as its navigator). */
+type RouterHistory = Navigator & {
+  push(to: To, state?: unknown, options?: unknown): void;
+  replace(to: To, state?: unknown, options?: unknown): void;
+};
+
+/** Whether a move to `to` stays on this page (the same path and query: a jump to a section, say). */
+function staysHere(to: To): boolean {
+  const path = typeof to === 'string' ? to : createPath(to);
+  const url = new URL(path, window.location.href);
+  return url.pathname === window.location.pathname && url.search === window.location.search;
 }
 
 export function UnsavedChangesProvider({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const dialogs = useDialogs();
-  const navigate = useNavigate();
+  const history = useContext(UNSAFE_NavigationContext).navigator as RouterHistory;
   const [dirty, setDirtySet] = useState<ReadonlySet<string>>(() => new Set());
   const dirtyRef = useRef(dirty);
   dirtyRef.current = dirty;
@@ -59,34 +61,40 @@ export function UnsavedChangesProvider({ children }: { children: ReactNode }) {
       // Older browsers show their prompt only when a return value is set.
       event.returnValue = '';
     };
-    // Capture phase: seen before the router's own link handler.
-    const click = (event: MouseEvent) => {
-      const url = inAppLink(event);
-      if (!url || dirtyRef.current.size === 0) return;
-      event.preventDefault();
-      event.stopPropagation();
-      void dialogs
-        .showMessage({
-          title: t('units.unsaved.title'),
-          message: t('units.unsaved.message', { count: dirtyRef.current.size }),
-          cancel: true,
-          okLabel: t('units.unsaved.leave'),
-          cancelLabel: t('units.unsaved.stay'),
-        })
-        .then((leave) => {
+    const ask = () =>
+      dialogs.showMessage({
+        title: t('units.unsaved.title'),
+        message: t('units.unsaved.message', { count: dirtyRef.current.size }),
+        cancel: true,
+        okLabel: t('units.unsaved.leave'),
+        cancelLabel: t('units.unsaved.stay'),
+      });
+    const forget = () => {
+      setDirtySet(new Set());
+      dirtyRef.current = new Set();
+    };
+    // Every move the app makes goes through the router's history: a link, a button, a redirect. Held until answered.
+    const { push, replace } = history;
+    const guarded =
+      (move: RouterHistory['push']): RouterHistory['push'] =>
+      (to, state, options) => {
+        // Signed out (the session ended, or the user logged out): nothing here can be saved any more.
+        if (dirtyRef.current.size === 0 || staysHere(to) || getSession() === null) return move.call(history, to, state, options);
+        void ask().then((leave) => {
           if (!leave) return;
-          setDirtySet(new Set());
-          dirtyRef.current = new Set();
-          navigate(`${url.pathname}${url.search}${url.hash}`);
+          forget();
+          move.call(history, to, state, options);
         });
-    };
+      };
+    history.push = guarded(push);
+    history.replace = guarded(replace);
     window.addEventListener('beforeunload', beforeUnload);
-    document.addEventListener('click', click, true);
     return () => {
+      history.push = push;
+      history.replace = replace;
       window.removeEventListener('beforeunload', beforeUnload);
-      document.removeEventListener('click', click, true);
     };
-  }, [hasChanges, dialogs, navigate, t]);
+  }, [hasChanges, dialogs, history, t]);
 
   const value = useMemo(() => ({ dirty, setDirty }), [dirty, setDirty]);
   return <UnsavedContext.Provider value={value}>{children}</UnsavedContext.Provider>;
