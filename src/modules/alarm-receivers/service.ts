@@ -50,6 +50,8 @@ export interface AlarmRecipient {
 export interface AlarmRecipientDirectory {
   /** The receivers of one unit who take alarms of this class, plus the account's alert numbers; opted-out users left out. */
   recipientsOf(querier: Querier, accountId: number, unitId: number, alarmClass: AlarmClass): Promise<AlarmRecipient[]>;
+  /** `recipientsOf` for many units of one account in a few statements: per unit its recipients. */
+  recipientsOfMany(querier: Querier, accountId: number, unitIds: readonly number[], alarmClass: AlarmClass): Promise<Map<number, AlarmRecipient[]>>;
   /**
    * Takes `segments` SMS credits from the account in the caller's transaction; false (and nothing taken) when fewer
    * remain. One credit per message segment (§ issue 21).
@@ -330,24 +332,29 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
 
   const directory: AlarmRecipientDirectory = {
     async recipientsOf(query, accountId, unitId, alarmClass) {
+      return (await directory.recipientsOfMany(query, accountId, [unitId], alarmClass)).get(unitId) ?? [];
+    },
+
+    async recipientsOfMany(query, accountId, unitIds, alarmClass) {
       const [setting, subsite] = await Promise.all([alarmSettingOf(query, accountId), subsiteOf(query, accountId)]);
       const classColumn = alarmClass === 'security' ? 'r.security_alarm' : 'r.function_alarm';
       // A receiver is left out when its user, or the user with its e-mail, opted out of alerts (§6 /user/alerts), or its user was deleted;
       // push is left out when that user opted out of push.
-      const rows = await query<ReceiverRow & { alerts_opt_out: boolean; push_opt_out: boolean; member_present: boolean }>(
-        `SELECT r.id, r.member_id, r.name, r.email, r.country_code, r.phone, r.push_notification,
+      const rows = await query<ReceiverRow & { unit_id: number; alerts_opt_out: boolean; push_opt_out: boolean; member_present: boolean }>(
+        `SELECT ru.unit_id, r.id, r.member_id, r.name, r.email, r.country_code, r.phone, r.push_notification,
                 coalesce(bool_or(ud.alerts_opt_out), false) AS alerts_opt_out, coalesce(bool_or(ud.push_opt_out), false) AS push_opt_out,
                 coalesce(bool_or(ud.id = r.member_id), false) AS member_present
          FROM alarm_receivers r
-         JOIN alarm_receiver_units ru ON ru.receiver_id = r.id AND ru.unit_id = $2
+         JOIN alarm_receiver_units ru ON ru.receiver_id = r.id AND ru.unit_id = ANY($2::int[])
          LEFT JOIN user_directory ud ON ud.id = r.member_id OR (r.email IS NOT NULL AND ud.email = r.email)
          WHERE r.account_id = $1 AND ${classColumn}
-         GROUP BY r.id
-         ORDER BY r.id`,
-        [accountId, unitId],
+         GROUP BY ru.unit_id, r.id
+         ORDER BY ru.unit_id, r.id`,
+        [accountId, [...unitIds]],
       );
-      const recipients: AlarmRecipient[] = [];
+      const byUnit = new Map<number, AlarmRecipient[]>(unitIds.map((unitId) => [unitId, []]));
       for (const row of rows) {
+        const recipients = byUnit.get(Number(row.unit_id))!;
         // A deleted user's receiver stays listed for the administrators but gets nothing (the directory lists existing users only).
         if (row.alerts_opt_out || (row.member_id !== null && !row.member_present)) continue;
         recipients.push({
@@ -368,6 +375,7 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
           'SELECT id, country_code, phone, label FROM alert_numbers WHERE account_id = $1 ORDER BY id',
           [accountId],
         );
+        for (const recipients of byUnit.values()) {
         const phones = new Set(recipients.map((recipient) => recipient.phone).filter(Boolean));
         for (const number of numbers) {
           const phone = e164(number.country_code, number.phone);
@@ -385,8 +393,9 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
             alertNumber: true,
           });
         }
+        }
       }
-      return recipients;
+      return byUnit;
     },
 
     async takeSmsCredits(query, accountId, segments) {

@@ -4,7 +4,7 @@ import { nearestLocality } from '../../lib/geocoding';
 import { notFound } from '../../lib/http';
 import { textWithLink } from '../../lib/notify';
 import type { Platform } from '../../lib/platform';
-import type { AlarmRecipientDirectory } from '../alarm-receivers/service';
+import type { AlarmRecipient, AlarmRecipientDirectory } from '../alarm-receivers/service';
 import type { AlarmClass } from '../alarm-receivers/model';
 import type { Actor } from '../auth/model';
 import { requireRole } from '../auth';
@@ -129,8 +129,8 @@ export async function createAlarmService(
   const { units, notifications, directory, live } = deps;
 
   /** Queues the alarm's messages to every recipient of its unit who takes its class; returns the deliveries written. */
-  async function deliver(tx: Querier, facts: AlarmFacts, accountId: number): Promise<number> {
-    const recipients = await directory.recipientsOf(tx, accountId, facts.unitId, alarmClassOf(facts.type));
+  async function deliver(tx: Querier, facts: AlarmFacts, accountId: number, known?: AlarmRecipient[]): Promise<number> {
+    const recipients = known ?? (await directory.recipientsOf(tx, accountId, facts.unitId, alarmClassOf(facts.type)));
     const rows: Array<[number | null, string, string, string, AlarmDeliveryStatus, string | null, number | null]> = [];
     const ref = `${DELIVERY_REF}:${facts.alarmId}`;
     for (const recipient of recipients) {
@@ -221,6 +221,126 @@ export async function createAlarmService(
     });
     await tx('SELECT pg_notify($1, $2)', [ALARMS_CHANNEL, String(input.accountId)]);
     return { alarmId, raised: true };
+  }
+
+  /**
+   * Raises many alarms in `tx` as `raise` raises each (an episode per unit and type, delivery queued with a new alarm),
+   * with the episode lookups, inserts and events in a few statements for all of them (a scheduled check of thousands of
+   * units). Answers per input, in order. Inputs naming one unit and type twice are raised one by one.
+   */
+  async function raiseMany(tx: Querier, inputs: readonly RaiseInput[]): Promise<Array<{ alarmId: number; raised: boolean }>> {
+    if (inputs.length === 0) return [];
+    const keys = inputs.map((input) => `${input.unitId}:${input.type}`);
+    if (new Set(keys).size < keys.length || inputs.length === 1) {
+      const results: Array<{ alarmId: number; raised: boolean }> = [];
+      for (const input of inputs) results.push(await raise(tx, input));
+      return results;
+    }
+    const unitIds = inputs.map((input) => input.unitId);
+    const types = inputs.map((input) => input.type);
+    // One raiser at a time per unit and type (in a fixed order, so two raisers never wait on each other).
+    await tx(
+      `SELECT pg_advisory_xact_lock(u, 31000 + t) FROM unnest($1::int[], $2::int[]) AS l(u, t) ORDER BY u, t`,
+      [unitIds, types.map(typeIndex)],
+    );
+    const lasts = await tx<{ unit_id: number; type: string; id: string; last_seen_at: Date | string }>(
+      `SELECT DISTINCT ON (a.unit_id, a.type) a.unit_id, a.type, a.id, a.last_seen_at
+       FROM alarms a JOIN unnest($1::int[], $2::text[]) AS k(unit_id, type) ON a.unit_id = k.unit_id AND a.type = k.type
+       ORDER BY a.unit_id, a.type, a.last_seen_at DESC`,
+      [unitIds, types],
+    );
+    const lastOf = new Map(lasts.map((row) => [`${row.unit_id}:${row.type}`, row]));
+    const results: Array<{ alarmId: number; raised: boolean }> = inputs.map(() => ({ alarmId: 0, raised: false }));
+    const continued: number[] = [];
+    const fresh: number[] = [];
+    inputs.forEach((input, index) => {
+      const last = lastOf.get(keys[index]!);
+      if (last && Math.abs(input.at.getTime() - new Date(last.last_seen_at).getTime()) <= ALARM_COOL_DOWN_S * 1000) {
+        results[index] = { alarmId: Number(last.id), raised: false };
+        continued.push(index);
+      } else fresh.push(index);
+    });
+    if (continued.length > 0) {
+      await tx(
+        `UPDATE alarms a SET occurrences = occurrences + 1, last_seen_at = greatest(last_seen_at, c.at)
+         FROM unnest($1::bigint[], $2::timestamptz[]) AS c(id, at) WHERE a.id = c.id`,
+        [continued.map((index) => results[index]!.alarmId), continued.map((index) => inputs[index]!.at.toISOString())],
+      );
+    }
+    if (fresh.length === 0) return results;
+    const units = await tx<{ unit_id: number; account_id: number; name: string; registration_number: string | null }>(
+      'SELECT unit_id, account_id, name, registration_number FROM unit_alarm_settings WHERE unit_id = ANY($1::int[])',
+      [fresh.map((index) => inputs[index]!.unitId)],
+    );
+    const unitOf = new Map(units.map((unit) => [unit.unit_id, unit]));
+    // A unit that left the account (or was deleted) since gets none.
+    const raising = fresh.filter((index) => unitOf.get(inputs[index]!.unitId)?.account_id === inputs[index]!.accountId);
+    if (raising.length === 0) return results;
+    const addresses = raising.map((index) => addressOf(inputs[index]!.latitude, inputs[index]!.longitude));
+    const inserted = await tx<{ id: string; unit_id: number; type: string }>(
+      `INSERT INTO alarms (account_id, unit_id, type, class, raised_at, last_seen_at, lat, lon, address, details)
+       SELECT account_id, unit_id, type, class, at, at, lat, lon, address, details::jsonb
+       FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::timestamptz[], $6::float8[], $7::float8[], $8::text[], $9::text[])
+            WITH ORDINALITY AS i(account_id, unit_id, type, class, at, lat, lon, address, details, ord)
+       ORDER BY ord
+       RETURNING id, unit_id, type`,
+      [
+        raising.map((index) => inputs[index]!.accountId),
+        raising.map((index) => inputs[index]!.unitId),
+        raising.map((index) => inputs[index]!.type),
+        raising.map((index) => alarmClassOf(inputs[index]!.type)),
+        raising.map((index) => inputs[index]!.at.toISOString()),
+        raising.map((index) => inputs[index]!.latitude),
+        raising.map((index) => inputs[index]!.longitude),
+        addresses,
+        raising.map((index) => JSON.stringify(inputs[index]!.details ?? {})),
+      ],
+    );
+    const idOf = new Map(inserted.map((row) => [`${row.unit_id}:${row.type}`, Number(row.id)]));
+    const events: Parameters<typeof outbox.publishMany>[1][number][] = [];
+    // The recipients of all units at once, per account and class.
+    const recipientsOf = new Map<string, Map<number, AlarmRecipient[]>>();
+    const groups = new Map<string, { accountId: number; alarmClass: AlarmClass; unitIds: number[] }>();
+    for (const index of raising) {
+      const input = inputs[index]!;
+      const key = `${input.accountId}:${alarmClassOf(input.type)}`;
+      const group = groups.get(key) ?? { accountId: input.accountId, alarmClass: alarmClassOf(input.type), unitIds: [] };
+      group.unitIds.push(input.unitId);
+      groups.set(key, group);
+    }
+    for (const [key, group] of groups) {
+      recipientsOf.set(key, await directory.recipientsOfMany(tx, group.accountId, [...new Set(group.unitIds)], group.alarmClass));
+    }
+    for (const [position, index] of raising.entries()) {
+      const input = inputs[index]!;
+      const unit = unitOf.get(input.unitId)!;
+      const alarmId = idOf.get(keys[index]!)!;
+      results[index] = { alarmId, raised: true };
+      await deliver(
+        tx,
+        {
+          alarmId,
+          unitId: input.unitId,
+          unitName: unit.name,
+          registration: unit.registration_number || null,
+          type: input.type,
+          at: input.at,
+          latitude: input.latitude,
+          longitude: input.longitude,
+          address: addresses[position]!,
+          details: input.details ?? {},
+        },
+        input.accountId,
+        recipientsOf.get(`${input.accountId}:${alarmClassOf(input.type)}`)!.get(input.unitId) ?? [],
+      );
+      events.push({
+        type: 'alarm.raised',
+        payload: { alarmId, accountId: input.accountId, unitId: input.unitId, type: input.type, class: alarmClassOf(input.type), at: input.at.toISOString() },
+      });
+    }
+    await outbox.publishMany(tx, events);
+    await tx('SELECT pg_notify($1, a::text) FROM unnest($2::int[]) AS a', [ALARMS_CHANNEL, [...new Set(raising.map((index) => inputs[index]!.accountId))]]);
+    return results;
   }
 
   /** The stored-batch hook: the device rules over a batch's positions, in the batch's transaction. */
@@ -381,6 +501,7 @@ export async function createAlarmService(
 
   return {
     raise,
+    raiseMany,
     onStoredBatch,
 
     /** Outbox subscriber of zone crossings: leaving a theft-mode zone is a security alarm, other crossings function alarms. */

@@ -203,7 +203,7 @@ describe('the checks', () => {
     const second = new JobQueue({ database: app.database, clock: app.clock, log: createLogger('silent') });
     createSafeHomeService(
       { ...app.platform, queue: second },
-      { brands: app.services.brands, accountSettings: app.services.accountSettings, geocoder: app.services.geocoder, alarms: app.services.alarms },
+      { brands: app.services.brands, accountSettings: app.services.accountSettings, geocoder: app.services.geocoder, alarms: app.services.alarms, units: app.services.units },
     );
     await Promise.all([app.platform.queue.drain(), second.drain(), app.platform.queue.drain()]);
     await app.platform.queue.drain();
@@ -248,7 +248,7 @@ describe('the checks', () => {
     const batchQueue = new JobQueue({ database: app.database, clock: app.clock, log: createLogger('silent'), concurrency: 1 });
     createSafeHomeService(
       { ...app.platform, queue: batchQueue },
-      { brands: app.services.brands, accountSettings: app.services.accountSettings, geocoder: app.services.geocoder, alarms: app.services.alarms },
+      { brands: app.services.brands, accountSettings: app.services.accountSettings, geocoder: app.services.geocoder, alarms: app.services.alarms, units: app.services.units },
     );
     app.clock.set('2026-03-02T17:00:01Z');
     await batchQueue.drain();

@@ -8,8 +8,10 @@ import { isTimeZone } from '../../lib/time';
 import type { AlarmService } from '../alarms/service';
 import type { Actor } from '../auth/model';
 import type { BrandService } from '../brands/service';
+import type { UnitService } from '../units/service';
 import {
   HOME_RADIUS_DEFAULT,
+  isBasicSubscription,
   type LatestPosition,
   parseSchedule,
   roundCoordinate,
@@ -52,7 +54,11 @@ export interface SafeHomeServiceDeps {
   brands: BrandService;
   accountSettings: { defaults(accountId: number): Promise<{ timezone: string }> };
   geocoder: Geocoder;
-  alarms: Pick<AlarmService, 'raise'>;
+  alarms: Pick<AlarmService, 'raiseMany'>;
+  /** The vehicles' subscriptions (Basic ones have no safe return home). */
+  units: Pick<UnitService, 'scheduleUnits'>;
+  /** Due checks claimed and run together (default CHECK_BATCH_SIZE; 1 runs them one by one). */
+  checkBatchSize?: number;
 }
 
 interface RecordRow extends Record<string, unknown> {
@@ -166,7 +172,7 @@ function localTime(at: Date, timeZone: string): string {
  */
 export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceDeps) {
   const { database, clock, queue, log } = platform;
-  const { brands, accountSettings, geocoder, alarms } = deps;
+  const { brands, accountSettings, geocoder, alarms, units } = deps;
 
   async function requireEnabled(actor: Actor): Promise<void> {
     const brand = await brands.get(actor.subsiteId);
@@ -197,8 +203,11 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
 
   /** The caller's vehicle with this IMEI (404 for another account's or an unknown one), its record locked in `tx`. */
   async function vehicle(query: Querier, actor: Actor, imei: string): Promise<RecordRow> {
-    const [row] = await query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 AND u.imei = $2`, [actor.accountId, imei]);
-    if (!row) throw notFound(SAFE_HOME_MESSAGES.NotFound);
+    const [[row], [unit]] = await Promise.all([
+      query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 AND u.imei = $2`, [actor.accountId, imei]),
+      units.scheduleUnits(actor, { imeis: [imei] }),
+    ]);
+    if (!row || !unit || isBasicSubscription(unit.subscriptionType)) throw notFound(SAFE_HOME_MESSAGES.NotFound);
     return row;
   }
 
@@ -291,13 +300,15 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
       }
       // The next check after now: checks missed while no process ran are not run one by one, this late one stands for them.
       const after = now > due ? now : due;
-      let next: Date | null = null;
-      if (mayBeOn(row)) {
-        const plan = { schedule: scheduleOf(row), frequency: frequencyOf(row), startDate: String(row.start_date).slice(0, 10), timeZone: zone };
-        const key = `${JSON.stringify(plan)}|${after.getTime()}`;
-        if (!nextOf.has(key)) nextOf.set(key, nextDue(plan, after));
-        next = nextOf.get(key)!;
+      // Vehicles sharing a schedule share its next due time (a fleet set up alike: one computation).
+      const key = `${row.schedule}|${frequencyOf(row)}|${row.start_date}|${zone}|${after.getTime()}|${Boolean(row.address) && row.center_lat !== null && row.center_lng !== null}`;
+      if (!nextOf.has(key)) {
+        nextOf.set(
+          key,
+          mayBeOn(row) ? nextDue({ schedule: scheduleOf(row), frequency: frequencyOf(row), startDate: String(row.start_date).slice(0, 10), timeZone: zone }, after) : null,
+        );
       }
+      const next = nextOf.get(key)!;
       planned.push({ row, due, zone, late, hasFix, fresh, home, outcome: home ? 'home' : fresh ? 'away' : 'no_position', distance, next });
     }
     // The checks' rows (once per vehicle and due time) and the records' last and next checks: one statement.
@@ -329,14 +340,13 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
       CHECK_JOB,
       done.flatMap((check) => (check.next ? [checkItem(check.row.unit_id, check.next)] : [])),
     );
-    const alarmIds: Array<[number, string, number]> = [];
-    for (const check of done) {
-      if (check.home) continue;
-      const { row, due, zone, late, hasFix, fresh, distance } = check;
-      const raised = await alarms.raise(tx, {
+    const away = done.filter((check) => !check.home);
+    const raised = await alarms.raiseMany(
+      tx,
+      away.map(({ row, due, zone, late, hasFix, fresh, distance }) => ({
         accountId: row.account_id,
         unitId: row.unit_id,
-        type: 'not_home',
+        type: 'not_home' as const,
         at: due,
         latitude: hasFix ? Number(row.lat) : null,
         longitude: hasFix ? Number(row.lon) : null,
@@ -350,9 +360,11 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
           lastFix: hasFix ? iso(row.fix_time!) : null,
           late,
         },
-      });
-      if (raised.alarmId) alarmIds.push([row.unit_id, due.toISOString(), raised.alarmId]);
-    }
+      })),
+    );
+    const alarmIds = away.flatMap((check, index): Array<[number, string, number]> =>
+      raised[index]!.alarmId ? [[check.row.unit_id, check.due.toISOString(), raised[index]!.alarmId]] : [],
+    );
     if (alarmIds.length > 0) {
       await tx(
         `UPDATE safe_home_checks c SET alarm_id = a.alarm_id
@@ -400,17 +412,19 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     return failed;
   };
 
-  queue.defineBatch<CheckPayload>(CHECK_JOB, runChecks, { batchSize: CHECK_BATCH_SIZE });
+  queue.defineBatch<CheckPayload>(CHECK_JOB, runChecks, { batchSize: deps.checkBatchSize ?? CHECK_BATCH_SIZE });
 
   return {
-    /** GET list: every vehicle of the account with its record (defaults when none was set up), by name. */
+    /** GET list: every vehicle of the account but those of the Basic subscription, with its record (defaults when none was set up), by name. */
     async list(actor: Actor): Promise<SafeHomeRecord[]> {
       await requireEnabled(actor);
-      const [rows, zone] = await Promise.all([
+      const [rows, zone, seen] = await Promise.all([
         database.query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 ORDER BY lower(u.name), u.id`, [actor.accountId]),
         accountTimeZone(actor.accountId),
+        units.scheduleUnits(actor),
       ]);
-      return rows.map((row) => recordOf(row, zone));
+      const basic = new Set(seen.filter((unit) => isBasicSubscription(unit.subscriptionType)).map((unit) => unit.id));
+      return rows.filter((row) => !basic.has(row.unit_id)).map((row) => recordOf(row, zone));
     },
 
     /** GET tracker latest position: the vehicle's latest valid fix with 6 decimals, both null when it has none. */
