@@ -203,12 +203,15 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
 
   /** The caller's vehicle with this IMEI (404 for another account's or an unknown one), its record locked in `tx`. */
   async function vehicle(query: Querier, actor: Actor, imei: string): Promise<RecordRow> {
-    const [[row], [unit]] = await Promise.all([
-      query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 AND u.imei = $2`, [actor.accountId, imei]),
-      units.scheduleUnits(actor, { imeis: [imei] }),
-    ]);
-    if (!row || !unit || isBasicSubscription(unit.subscriptionType)) throw notFound(SAFE_HOME_MESSAGES.NotFound);
+    const [row] = await query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 AND u.imei = $2`, [actor.accountId, imei]);
+    if (!row) throw notFound(SAFE_HOME_MESSAGES.NotFound);
     return row;
+  }
+
+  /** 404 for a vehicle of the Basic subscription, as for one that is not the caller's (before any transaction). */
+  async function notBasic(actor: Actor, imei: string): Promise<void> {
+    const [unit] = await units.scheduleUnits(actor, { imeis: [imei] });
+    if (unit && isBasicSubscription(unit.subscriptionType)) throw notFound(SAFE_HOME_MESSAGES.NotFound);
   }
 
   /** The vehicle's record row, created with the defaults when missing and locked for the rest of `tx`; then read again. */
@@ -430,6 +433,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     /** GET tracker latest position: the vehicle's latest valid fix with 6 decimals, both null when it has none. */
     async latestPosition(actor: Actor, imei: string): Promise<LatestPosition> {
       await requireEnabled(actor);
+      await notBasic(actor, imei);
       const row = await vehicle(database.query, actor, imei);
       const fix = (await latestFixes(database.query, [row.unit_id])).get(row.unit_id);
       if (!fix || fix.lat === null || fix.lon === null) return { Latitude: null, Longitude: null };
@@ -439,6 +443,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     /** PUT toggle status: 0 → 1 only with a schedule and an address (else SafeHomeEnableMsg and no change). */
     async toggleStatus(actor: Actor, input: ToggleStatusInput, language: Language): Promise<SafeHomeSaved> {
       await requireEnabled(actor);
+      await notBasic(actor, input.imei);
       const zone = await accountTimeZone(actor.accountId);
       const row = await database.transaction(async (tx) => {
         const current = await lockedRecord(tx, actor, input.imei);
@@ -459,6 +464,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     /** PUT set geofence: the home circle (radius ≥ 300, 6 decimals) and an address that geocodes. */
     async setGeofence(actor: Actor, input: SetGeofenceInput, language: Language): Promise<SafeHomeSaved> {
       await requireEnabled(actor);
+      await notBasic(actor, input.imei);
       const zone = await accountTimeZone(actor.accountId);
       await vehicle(database.query, actor, input.imei);
       if (!(await geocodes(input.address, input.centerLat, input.centerLng))) throw fieldError('address', SAFE_HOME_MESSAGES.GeocodeFailed);
@@ -476,6 +482,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     /** PUT update schedule alert: the kept days per week, frequency, start date and time zone; re-plans the next check. */
     async updateSchedule(actor: Actor, input: UpdateScheduleInput, language: Language): Promise<SafeHomeSaved> {
       await requireEnabled(actor);
+      await notBasic(actor, input.imei);
       const zone = await accountTimeZone(actor.accountId);
       const row = await database.transaction(async (tx) => {
         const found = await lockedRecord(tx, actor, input.imei);
