@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createTestDatabase, type TestDatabase } from '../../tests/support/database';
 import { ManualClock } from '../lib/clock';
 import { createLogger } from '../lib/log';
@@ -135,6 +135,130 @@ test('a job whose process died while running it runs again once its lease is out
   const job = (await queue.get(id))!;
   expect(job.status).toBe('done');
   expect(job.attempts).toBe(2);
+});
+
+describe('batches', () => {
+  test('due jobs of a batch name are claimed in batches; two processes run each one once, completed in the work\'s transaction', async () => {
+    const keys = Array.from({ length: 250 }, (_, index) => `vehicle-${index}`);
+    const first = new JobQueue({ database: database.handle, clock, log, concurrency: 3 });
+    const second = new JobQueue({ database: database.handle, clock, log, concurrency: 3 });
+    const ran: string[] = [];
+    const sizes: number[] = [];
+    for (const queue of [first, second]) {
+      queue.defineBatch<{ key: string }>(
+        'test.batch',
+        async (jobs, batch) => {
+          sizes.push(jobs.length);
+          await database.handle.transaction(async (tx) => {
+            await tx('SELECT 1');
+            await batch.complete(
+              tx,
+              jobs.map((job) => job.job.id),
+            );
+          });
+          for (const job of jobs) ran.push(job.payload.key);
+          return new Map();
+        },
+        { batchSize: 40 },
+      );
+    }
+    const created = await first.enqueueMany(
+      null,
+      'test.batch',
+      keys.map((key) => ({ payload: { key }, uniqueKey: key, runAt: clock.now() })),
+    );
+    expect(created.filter((job) => job.created).length).toBe(250);
+    // Enqueueing the same keys again adds nothing; a not-yet-due one waits.
+    expect((await first.enqueueMany(null, 'test.batch', keys.slice(0, 10).map((key) => ({ payload: { key }, uniqueKey: key })))).filter((job) => job.created)).toEqual([]);
+    await first.enqueue(null, 'test.batch', { key: 'later' }, { uniqueKey: 'later', runAt: new Date(clock.now().getTime() + 60_000) });
+
+    await Promise.all([first.drain(), second.drain(), first.drain()]);
+    expect(ran.toSorted()).toEqual(keys.toSorted());
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(40);
+    expect(sizes.length).toBeLessThan(250); // batches, not one by one
+    const [counts] = await database.handle.query<{ done: number; other: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'done')::int AS done, count(*) FILTER (WHERE status <> 'done')::int AS other
+       FROM job_queue WHERE name = 'test.batch'`,
+    );
+    expect(counts).toEqual({ done: 250, other: 1 });
+    clock.advance(60_000);
+    await second.drain();
+    expect(ran.at(-1)).toBe('later');
+  });
+
+  test('a poisoned job among good ones fails alone: retried with backoff, then dead; the others are done', async () => {
+    const queue = new JobQueue({ database: database.handle, clock, log, backoffMs: 10_000 });
+    const ran: string[] = [];
+    queue.defineBatch<{ key: string }>(
+      'test.poisoned',
+      async (jobs) => {
+        const failed = new Map<number, unknown>();
+        for (const job of jobs) {
+          if (job.payload.key === 'poison') failed.set(job.job.id, new Error(`bad record at attempt ${job.job.attempt}`));
+          else ran.push(job.payload.key);
+        }
+        return failed;
+      },
+      { maxAttempts: 2 },
+    );
+    await queue.enqueueMany(
+      null,
+      'test.poisoned',
+      ['a', 'poison', 'b', 'c'].map((key) => ({ payload: { key }, uniqueKey: key })),
+    );
+    await queue.drain();
+    expect(ran.toSorted()).toEqual(['a', 'b', 'c']);
+    const rows = await database.handle.query<{ key: string; status: string; last_error: string | null }>(
+      `SELECT payload->>'key' AS key, status, last_error FROM job_queue WHERE name = 'test.poisoned' ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      { key: 'a', status: 'done', last_error: null },
+      { key: 'poison', status: 'queued', last_error: 'bad record at attempt 1' },
+      { key: 'b', status: 'done', last_error: null },
+      { key: 'c', status: 'done', last_error: null },
+    ]);
+    clock.advance(10_000);
+    await queue.drain();
+    expect(ran.toSorted()).toEqual(['a', 'b', 'c']);
+    const [poison] = await database.handle.query<{ status: string; attempts: number }>(
+      `SELECT status, attempts FROM job_queue WHERE name = 'test.poisoned' AND payload->>'key' = 'poison'`,
+    );
+    expect(poison).toEqual({ status: 'dead', attempts: 2 });
+  });
+
+  test('a batch whose handler throws is retried whole; a batch whose process died runs again after its lease', async () => {
+    const queue = new JobQueue({ database: database.handle, clock, log, backoffMs: 1_000, leaseMs: 60_000 });
+    let throwing = true;
+    const ran: string[] = [];
+    queue.defineBatch<{ key: string }>('test.thrown', async (jobs) => {
+      if (throwing) throw new Error('database went away');
+      for (const job of jobs) ran.push(`${job.payload.key}#${job.job.attempt}`);
+      return new Map();
+    });
+    await queue.enqueueMany(
+      null,
+      'test.thrown',
+      ['x', 'y'].map((key) => ({ payload: { key }, uniqueKey: key })),
+    );
+    await queue.drain();
+    expect(ran).toEqual([]);
+    throwing = false;
+    clock.advance(1_000);
+    await queue.drain();
+    expect(ran.toSorted()).toEqual(['x#2', 'y#2']);
+
+    // Claimed by a process that then died.
+    await queue.enqueue(null, 'test.thrown', { key: 'z' });
+    await database.handle.query(
+      `UPDATE job_queue SET status = 'running', attempts = 1, locked_until = $1 WHERE name = 'test.thrown' AND payload->>'key' = 'z'`,
+      [new Date(clock.now().getTime() + 60_000).toISOString()],
+    );
+    await queue.drain();
+    expect(ran).toHaveLength(2);
+    clock.advance(60_001);
+    await queue.drain();
+    expect(ran.at(-1)).toBe('z#2');
+  });
 });
 
 test('a started queue is woken by the enqueue, not by its polling interval', async () => {

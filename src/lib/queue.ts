@@ -22,6 +22,28 @@ export interface JobContext {
 
 export type JobHandler<Payload> = (payload: Payload, job: JobContext) => Promise<void>;
 
+/** One job of a claimed batch. */
+export interface BatchJob<Payload> {
+  payload: Payload;
+  job: JobContext & { runAt: Date };
+}
+
+export interface BatchContext {
+  /**
+   * Marks jobs of the batch done in `tx`, the transaction that did their work: they are done exactly when it commits
+   * (a job completed so is never run again, even when the process dies right after).
+   */
+  complete(tx: Querier, ids: readonly number[]): Promise<void>;
+}
+
+/**
+ * Runs a claimed batch of jobs of one name. Answers the jobs that failed, each with its error (retried or dead-lettered
+ * one by one as a single job's failure is); every other job of the batch is done. The handler keeps failures apart:
+ * one job's failure must not fail the others (run them apart when the batch's work fails). A handler that throws
+ * fails the whole batch.
+ */
+export type BatchHandler<Payload> = (jobs: BatchJob<Payload>[], batch: BatchContext) => Promise<ReadonlyMap<number, unknown>>;
+
 /** Thrown (or any error with `retryable: false`) when running the job again cannot help. */
 export class PermanentJobError extends Error {
   readonly retryable = false;
@@ -100,8 +122,15 @@ function jobOf(row: JobRow): QueuedJob {
   };
 }
 
+export interface EnqueueItem {
+  payload: unknown;
+  runAt?: Date;
+  uniqueKey?: string;
+}
+
 export class JobQueue {
   private readonly definitions = new Map<string, { handle: JobHandler<never>; maxAttempts: number }>();
+  private readonly batchDefinitions = new Map<string, { handle: BatchHandler<never>; maxAttempts: number; batchSize: number }>();
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly leaseMs: number;
@@ -122,8 +151,23 @@ export class JobQueue {
 
   /** Registers the handler of jobs named `name` in this process. */
   define<Payload>(name: string, handle: JobHandler<Payload>, options: { maxAttempts?: number } = {}): void {
-    if (this.definitions.has(name)) throw new Error(`job ${name} is defined twice`);
+    if (this.definitions.has(name) || this.batchDefinitions.has(name)) throw new Error(`job ${name} is defined twice`);
     this.definitions.set(name, { handle: handle as JobHandler<never>, maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS });
+  }
+
+  /**
+   * Registers a batch handler of jobs named `name`: each pass claims up to `batchSize` due jobs of the name per batch in
+   * one statement (FOR UPDATE SKIP LOCKED, under the lease, as single jobs are), up to `concurrency` batches side by
+   * side, and completes the batch's done jobs in one statement. Enqueueing, uniqueness, leases, retries and dead
+   * letters are a single job's.
+   */
+  defineBatch<Payload>(name: string, handle: BatchHandler<Payload>, options: { maxAttempts?: number; batchSize?: number } = {}): void {
+    if (this.definitions.has(name) || this.batchDefinitions.has(name)) throw new Error(`job ${name} is defined twice`);
+    this.batchDefinitions.set(name, {
+      handle: handle as BatchHandler<never>,
+      maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      batchSize: Math.max(1, options.batchSize ?? 500),
+    });
   }
 
   /**
@@ -132,7 +176,7 @@ export class JobQueue {
    */
   async enqueue(tx: Querier | null, name: string, payload: unknown, options: EnqueueOptions = {}): Promise<{ id: number; created: boolean }> {
     const query = tx ?? this.options.database.query;
-    const maxAttempts = options.maxAttempts ?? this.definitions.get(name)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const maxAttempts = options.maxAttempts ?? this.maxAttemptsOf(name);
     const [inserted] = await query<{ id: string }>(
       `WITH job AS (
          INSERT INTO job_queue (name, unique_key, payload, run_at, max_attempts) VALUES ($1, $2, $3::jsonb, $4, $5)
@@ -155,11 +199,11 @@ export class JobQueue {
   async enqueueMany(
     tx: Querier | null,
     name: string,
-    jobs: ReadonlyArray<{ payload: unknown; uniqueKey: string; runAt?: Date }>,
+    jobs: ReadonlyArray<EnqueueItem & { uniqueKey: string }>,
   ): Promise<Array<{ id: number; created: boolean }>> {
     if (jobs.length === 0) return [];
     const query = tx ?? this.options.database.query;
-    const maxAttempts = this.definitions.get(name)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const maxAttempts = this.maxAttemptsOf(name);
     const now = iso(this.options.clock.now());
     const rows = await query<{ ord: string | number; id: string; created: boolean }>(
       `WITH input AS (
@@ -184,6 +228,10 @@ export class JobQueue {
     return rows.map((row) => ({ id: Number(row.id), created: row.created === true }));
   }
 
+  private maxAttemptsOf(name: string): number {
+    return this.definitions.get(name)?.maxAttempts ?? this.batchDefinitions.get(name)?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  }
+
   /** Deletes jobs that finished before `cutoff` (their unique keys are free again); dead ones stay. */
   async prune(cutoff: Date): Promise<void> {
     await this.options.database.query(`DELETE FROM job_queue WHERE status = 'done' AND finished_at < $1`, [cutoff.toISOString()]);
@@ -202,10 +250,14 @@ export class JobQueue {
     return WorkLoop.drain(() => this.runOnce());
   }
 
-  /** One pass: claims up to `concurrency` due jobs this process can run and runs them side by side. */
+  /**
+   * One pass: claims up to `concurrency` due jobs this process runs one by one, and for each batch-defined name up to
+   * `concurrency` batches of due jobs, and runs them side by side. Returns the number of jobs run.
+   */
   async runOnce(): Promise<number> {
     const names = [...this.definitions.keys()];
-    if (names.length === 0) return 0;
+    const batchNames = [...this.batchDefinitions.keys()];
+    if (names.length === 0 && batchNames.length === 0) return 0;
     const now = this.options.clock.now();
     // A job whose lease ran out on its last allowed attempt is dead: its process died running it each time.
     await this.options.database.query(
@@ -213,7 +265,26 @@ export class JobQueue {
        WHERE status = 'running' AND locked_until < $1 AND attempts >= max_attempts`,
       [iso(now)],
     );
-    const claimed = await this.options.database.query<JobRow>(
+    const single = names.length === 0 ? [] : await this.claim(now, names, this.concurrency);
+    const batches = await Promise.all(
+      batchNames.map(async (name) => {
+        const { batchSize } = this.batchDefinitions.get(name)!;
+        const rows = await this.claim(now, [name], batchSize * this.concurrency);
+        const jobs = rows.map(jobOf);
+        const chunks: QueuedJob[][] = [];
+        // As even as possible: a few due jobs are still spread over the batches run side by side.
+        const size = Math.min(batchSize, Math.max(1, Math.ceil(jobs.length / this.concurrency)));
+        for (let index = 0; index < jobs.length; index += size) chunks.push(jobs.slice(index, index + size));
+        return chunks;
+      }),
+    );
+    await Promise.all([...single.map((row) => this.run(jobOf(row))), ...batches.flat().map((chunk) => this.runBatch(chunk))]);
+    return single.length + batches.flat().reduce((sum, chunk) => sum + chunk.length, 0);
+  }
+
+  /** Claims up to `limit` due jobs of `names` (queued and due, or running with an expired lease) in one statement. */
+  private claim(now: Date, names: string[], limit: number): Promise<JobRow[]> {
+    return this.options.database.query<JobRow>(
       `UPDATE job_queue SET status = 'running', attempts = attempts + 1, locked_until = $2
        WHERE id IN (
          SELECT id FROM job_queue
@@ -222,42 +293,82 @@ export class JobQueue {
          ORDER BY run_at, id LIMIT $4
          FOR UPDATE SKIP LOCKED)
        RETURNING *`,
-      [iso(now), iso(new Date(now.getTime() + this.leaseMs)), names, this.concurrency],
+      [iso(now), iso(new Date(now.getTime() + this.leaseMs)), names, limit],
     );
-    await Promise.all(claimed.map((row) => this.run(jobOf(row))));
-    return claimed.length;
+  }
+
+  /** Marks claimed jobs done (those still running on the attempt that claimed them), in `query`'s transaction. */
+  private async completeJobs(query: Querier, jobs: readonly QueuedJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await query(
+      `UPDATE job_queue j SET status = 'done', locked_until = NULL, finished_at = $3, last_error = NULL
+       FROM unnest($1::bigint[], $2::int[]) AS c(id, attempts)
+       WHERE j.id = c.id AND j.attempts = c.attempts AND j.status = 'running'`,
+      [jobs.map((job) => job.id), jobs.map((job) => job.attempts), iso(this.options.clock.now())],
+    );
+  }
+
+  private async runBatch(jobs: QueuedJob[]): Promise<void> {
+    const definition = this.batchDefinitions.get(jobs[0]!.name)!;
+    const byId = new Map(jobs.map((job) => [job.id, job]));
+    let failed: ReadonlyMap<number, unknown>;
+    try {
+      failed = await definition.handle(
+        jobs.map((job) => ({
+          payload: job.payload as never,
+          job: { id: job.id, name: job.name, attempt: job.attempts, maxAttempts: job.maxAttempts, runAt: job.runAt },
+        })),
+        { complete: (tx, ids) => this.completeJobs(tx, ids.flatMap((id) => byId.get(id) ?? [])) },
+      );
+    } catch (error) {
+      failed = new Map(jobs.map((job) => [job.id, error]));
+    }
+    try {
+      await this.completeJobs(
+        this.options.database.query,
+        jobs.filter((job) => !failed.has(job.id)),
+      );
+    } catch (error) {
+      // Their leases run out and they run again (their handler is idempotent).
+      this.options.log.error('job batch completion failed', { job: jobs[0]!.name, jobs: jobs.length, error: String(error) });
+    }
+    for (const [id, error] of failed) {
+      const job = byId.get(id);
+      if (job) await this.fail(job, error);
+    }
   }
 
   private async run(job: QueuedJob): Promise<void> {
     const definition = this.definitions.get(job.name)!;
     try {
       await definition.handle(job.payload as never, { id: job.id, name: job.name, attempt: job.attempts, maxAttempts: job.maxAttempts });
-      await this.options.database.query(
-        `UPDATE job_queue SET status = 'done', locked_until = NULL, finished_at = $3, last_error = NULL
-         WHERE id = $1 AND status = 'running' AND attempts = $2`,
-        [job.id, job.attempts, iso(this.options.clock.now())],
-      );
+      await this.completeJobs(this.options.database.query, [job]);
     } catch (error) {
-      const now = this.options.clock.now();
-      const message = error instanceof Error ? error.message : String(error);
-      const permanent = (error as { retryable?: unknown } | null)?.retryable === false;
-      const dead = permanent || job.attempts >= job.maxAttempts;
-      await this.options.database.query(
-        `UPDATE job_queue SET status = $3, run_at = $4, locked_until = NULL, last_error = $5, finished_at = $6
-         WHERE id = $1 AND status = 'running' AND attempts = $2`,
-        [
-          job.id,
-          job.attempts,
-          dead ? 'dead' : 'queued',
-          iso(dead ? job.runAt : new Date(now.getTime() + this.backoff(job.attempts))),
-          message.slice(0, 2000),
-          dead ? iso(now) : null,
-        ],
-      );
-      const fields = { job: job.name, id: job.id, attempt: job.attempts, error: message };
-      if (dead) this.options.log.error(permanent ? 'job refused permanently, dead-lettered' : 'job dead-lettered', fields);
-      else this.options.log.warn('job failed, retrying', fields);
+      await this.fail(job, error);
     }
+  }
+
+  /** A failed run: retried after the backoff, or dead-lettered (last attempt, or a permanent refusal). */
+  private async fail(job: QueuedJob, error: unknown): Promise<void> {
+    const now = this.options.clock.now();
+    const message = error instanceof Error ? error.message : String(error);
+    const permanent = (error as { retryable?: unknown } | null)?.retryable === false;
+    const dead = permanent || job.attempts >= job.maxAttempts;
+    await this.options.database.query(
+      `UPDATE job_queue SET status = $3, run_at = $4, locked_until = NULL, last_error = $5, finished_at = $6
+       WHERE id = $1 AND status = 'running' AND attempts = $2`,
+      [
+        job.id,
+        job.attempts,
+        dead ? 'dead' : 'queued',
+        iso(dead ? job.runAt : new Date(now.getTime() + this.backoff(job.attempts))),
+        message.slice(0, 2000),
+        dead ? iso(now) : null,
+      ],
+    );
+    const fields = { job: job.name, id: job.id, attempt: job.attempts, error: message };
+    if (dead) this.options.log.error(permanent ? 'job refused permanently, dead-lettered' : 'job dead-lettered', fields);
+    else this.options.log.warn('job failed, retrying', fields);
   }
 
   /** The delay before retry number `attempts` (1 = the first retry): backoff × 2^(attempts−1), capped. */

@@ -44,7 +44,8 @@ const queuedChecks = async () =>
 const alarms = async () =>
   (await app.call<AlarmView[]>('GET', `/api/alarms?unitId=${car.id}`, { token: await token() })).body.data!.filter((alarm) => alarm.type === 'not_home');
 
-async function switchOn(input: { schedule?: unknown; frequency?: number; start_date: string }) {
+async function switchOn(input: { schedule?: unknown; frequency?: number; start_date: string }, vehicle: { imei: string } = car) {
+  const car = vehicle;
   const session = await token();
   const put = (path: string, body: unknown) => app.call('PUT', `/api/admin/safe-home/${path}`, { token: session, body });
   expect((await put('set-geofence', { imei: car.imei, radius: 300, centerLat: HOME.lat, centerLng: HOME.lon, address: 'Solna' })).status).toBe(200);
@@ -60,7 +61,7 @@ async function switchOn(input: { schedule?: unknown; frequency?: number; start_d
 }
 
 /** The vehicle reports a fix at `at` (default now). */
-const report = (where: { lat: number; lon: number }, at?: Date) => setState(app, car.id, { ...where, lastSeen: at ?? app.clock.now() });
+const report = (where: { lat: number; lon: number }, at?: Date, unitId = car.id) => setState(app, unitId, { ...where, lastSeen: at ?? app.clock.now() });
 
 beforeAll(async () => {
   app = await createTestApp();
@@ -202,7 +203,7 @@ describe('the checks', () => {
     const second = new JobQueue({ database: app.database, clock: app.clock, log: createLogger('silent') });
     createSafeHomeService(
       { ...app.platform, queue: second },
-      { brands: app.services.brands, accountSettings: app.services.accountSettings, geocoder: app.services.geocoder, alarms: app.services.alarms },
+      { brands: app.services.brands, accountSettings: app.services.accountSettings, geocoder: app.services.geocoder, alarms: app.services.alarms, units: app.services.units },
     );
     await Promise.all([app.platform.queue.drain(), second.drain(), app.platform.queue.drain()]);
     await app.platform.queue.drain();
@@ -227,5 +228,59 @@ describe('the checks', () => {
     await app.platform.queue.drain();
     expect(await checks()).toEqual([]);
     expect(await alarms()).toEqual([]);
+  });
+
+  test('checks due together run as one batch; a poisoned record among them fails alone and is retried, the others are done', async () => {
+    app.clock.set('2026-03-02T08:00:00Z');
+    const fleet = [car];
+    for (const name of ['Second car', 'Third car', 'Poisoned car']) {
+      const imei = nextImei('3584');
+      fleet.push({ imei, id: await addUnit(app, admin.accountId, imei, name) });
+    }
+    for (const vehicle of fleet) await switchOn({ start_date: '2026-03-02' }, vehicle);
+    const poisoned = fleet[3]!;
+    // A record the product cannot have written (an unknown time zone): planning its next check throws.
+    await app.database.query(`UPDATE safe_homes SET time_zone = 'Nowhere/Void' WHERE unit_id = $1`, [poisoned.id]);
+    app.clock.set('2026-03-02T16:30:00Z');
+    await report(AWAY, undefined, car.id);
+    for (const vehicle of fleet.slice(1)) await report(HOME, undefined, vehicle.id);
+    // One process taking every due check in one batch.
+    const batchQueue = new JobQueue({ database: app.database, clock: app.clock, log: createLogger('silent'), concurrency: 1 });
+    createSafeHomeService(
+      { ...app.platform, queue: batchQueue },
+      { brands: app.services.brands, accountSettings: app.services.accountSettings, geocoder: app.services.geocoder, alarms: app.services.alarms, units: app.services.units },
+    );
+    app.clock.set('2026-03-02T17:00:01Z');
+    await batchQueue.drain();
+
+    const outcomes = await app.database.query<{ unit_id: number; outcome: string }>(
+      `SELECT unit_id, outcome FROM safe_home_checks WHERE due_at = '2026-03-02T17:00:00Z' ORDER BY unit_id`,
+    );
+    expect(outcomes).toEqual(fleet.slice(0, 3).map((vehicle) => ({ unit_id: vehicle.id, outcome: vehicle === car ? 'away' : 'home' })));
+    expect(await alarms()).toHaveLength(1);
+    const jobs = await app.database.query<{ unit_id: number; status: string; attempts: number; failed: boolean }>(
+      `SELECT (payload->>'unitId')::int AS unit_id, status, attempts, last_error IS NOT NULL AS failed FROM job_queue
+       WHERE name = 'safe-home.check' AND payload->>'dueAt' = '2026-03-02T17:00:00.000Z' ORDER BY 1`,
+    );
+    expect(jobs).toEqual(
+      fleet.map((vehicle) =>
+        vehicle === poisoned
+          ? { unit_id: vehicle.id, status: 'queued', attempts: 1, failed: true }
+          : { unit_id: vehicle.id, status: 'done', attempts: 1, failed: false },
+      ),
+    );
+    // The good ones' next checks are queued; the record mended, its check runs on its retry, once.
+    expect(await queuedChecks()).toEqual(['2026-03-02 17:00', '2026-03-09 17:00', '2026-03-09 17:00', '2026-03-09 17:00']);
+    await app.database.query(`UPDATE safe_homes SET time_zone = 'Europe/Stockholm' WHERE unit_id = $1`, [poisoned.id]);
+    app.clock.set('2026-03-02T17:05:00Z');
+    await batchQueue.drain();
+    await batchQueue.drain();
+    const [mended] = await app.database.query<{ outcome: string; late: boolean }>(
+      `SELECT outcome, late FROM safe_home_checks WHERE unit_id = $1 AND due_at = '2026-03-02T17:00:00Z'`,
+      [poisoned.id],
+    );
+    expect(mended).toEqual({ outcome: 'home', late: false });
+    expect(await queuedChecks()).toEqual(['2026-03-09 17:00', '2026-03-09 17:00', '2026-03-09 17:00', '2026-03-09 17:00']);
+    expect(await app.database.query(`SELECT 1 FROM safe_home_checks`)).toHaveLength(4);
   });
 });

@@ -7,6 +7,7 @@ import type { AlarmService } from '../alarms/service';
 import { authGuard, requireAdministration } from '../auth';
 import type { AuthService } from '../auth/service';
 import type { BrandService } from '../brands/service';
+import type { UnitService } from '../units/service';
 import { latestPositionQuerySchema, setGeofenceSchema, toggleStatusSchema, updateScheduleSchema } from './model';
 import { createSafeHomeService, type SafeHomeService, type SafeHomeServiceDeps } from './service';
 
@@ -56,10 +57,10 @@ export function safeHomeRoutes(safeHome: SafeHomeService, auth: AuthService) {
 /** Safe return home: each vehicle's home and weekly schedule, and the queued checks that raise "not back home". */
 export const safeHomeModule = defineModule({
   name: 'safeHome',
-  needs: ['brands', 'accountSettings', 'geocoder', 'alarms'],
+  needs: ['brands', 'accountSettings', 'geocoder', 'alarms', 'units'],
   create: (
     platform,
-    deps: { brands: BrandService; accountSettings: SafeHomeServiceDeps['accountSettings']; geocoder: Geocoder; alarms: AlarmService },
+    deps: { brands: BrandService; accountSettings: SafeHomeServiceDeps['accountSettings']; geocoder: Geocoder; alarms: AlarmService; units: UnitService },
   ) => createSafeHomeService(platform, deps),
   routes: (safeHome, { auth }: { auth: AuthService }) => safeHomeRoutes(safeHome, auth),
 });

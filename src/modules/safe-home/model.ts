@@ -24,6 +24,14 @@ import { z } from '../../lib/validation';
  * An unknown or other account's imei is 404 `safeHome.notFound`; a bad field 422 with the field's key.
  */
 
+/**
+ * Vehicles of the Basic subscription ("Bas") have no safe return home: the Basic subscription hides the feature (spec
+ * §2), so the list leaves them out and the calls naming one answer as for a vehicle that is not the caller's.
+ */
+export const BASIC_SUBSCRIPTION_TYPE = 'Bas';
+export const isBasicSubscription = (subscriptionType: string | null | undefined) =>
+  (subscriptionType ?? '').trim().toLowerCase() === BASIC_SUBSCRIPTION_TYPE.toLowerCase();
+
 export const SAFE_HOME_MESSAGES = {
   /** The switch cannot go on: no schedule or no address (spec §4). */
   SafeHomeEnableMsg: 'safeHome.SafeHomeEnableMsg',

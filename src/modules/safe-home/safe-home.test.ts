@@ -16,6 +16,7 @@ let userToken: string;
 let car: { id: number; imei: string };
 let van: { id: number; imei: string };
 let otherImei: string;
+let scooter: { id: number; imei: string };
 
 const BASE = '/api/admin/safe-home';
 const says = (key: string) => translate('en', key);
@@ -54,6 +55,10 @@ beforeAll(async () => {
   car.id = await addUnit(app, account.accountId, car.imei, 'Family car', { registrationNumber: 'ABC123' });
   van = { imei: nextImei('3581'), id: 0 };
   van.id = await addUnit(app, account.accountId, van.imei, 'Work van', { registrationNumber: 'XYZ987' });
+  // A vehicle of the Basic subscription: no safe return home.
+  scooter = { imei: nextImei('3581'), id: 0 };
+  scooter.id = await addUnit(app, account.accountId, scooter.imei, 'Basic scooter', { registrationNumber: 'BAS001' });
+  await app.database.rows(sql`update units set subscription_type = 'Bas' where id = ${scooter.id}`);
   await app.grantUnits(user!.id);
   const other = await app.createAccount();
   otherImei = nextImei('3582');
@@ -293,6 +298,31 @@ describe('§6 roles, EnableSafeReturnHome and accounts', () => {
       expect(errorsOf(result)).toContain(says(SAFE_HOME_MESSAGES.NotFound));
     }
     expect(await app.database.rows(sql`select unit_id from safe_homes`)).toEqual([]);
+  });
+
+  test('a vehicle of the Basic subscription is not listed and every call naming it is not found; off Basic it is listed', async () => {
+    expect((await list()).map((record) => record.imei)).not.toContain(scooter.imei);
+    const calls = [
+      app.call('GET', `${BASE}/tracker/latest-position?imei=${scooter.imei}`, { token: admin.token }),
+      put('toggle-status', { imei: scooter.imei, status: 1 }),
+      put('set-geofence', geofence({ imei: scooter.imei })),
+      put('update-schedule-alert', schedule({ imei: scooter.imei })),
+    ];
+    for (const result of await Promise.all(calls)) {
+      expect(result.status).toBe(404);
+      expect(errorsOf(result)).toContain(says(SAFE_HOME_MESSAGES.NotFound));
+    }
+    expect(await app.database.rows(sql`select unit_id from safe_homes`)).toEqual([]);
+    // The subscription's name in any case is Basic; another subscription lists it again.
+    await app.database.rows(sql`update units set subscription_type = 'BAS' where id = ${scooter.id}`);
+    expect((await list()).map((record) => record.imei)).not.toContain(scooter.imei);
+    await app.database.rows(sql`update units set subscription_type = 'standard' where id = ${scooter.id}`);
+    try {
+      expect((await list()).map((record) => record.name)).toEqual(['Basic scooter', 'Family car', 'Work van']);
+      expect((await put('set-geofence', geofence({ imei: scooter.imei }))).status).toBe(200);
+    } finally {
+      await app.database.rows(sql`update units set subscription_type = 'Bas' where id = ${scooter.id}`);
+    }
   });
 
   test('messages exist in Swedish, English and Norwegian', () => {

@@ -3,13 +3,15 @@ import { distanceM, type Geocoder } from '../../lib/geocoding';
 import { fieldError, forbidden, notFound } from '../../lib/http';
 import { type Language, translate } from '../../lib/i18n';
 import type { Platform } from '../../lib/platform';
-import type { JobQueue } from '../../lib/queue';
+import type { BatchHandler, EnqueueItem, JobQueue } from '../../lib/queue';
 import { isTimeZone } from '../../lib/time';
 import type { AlarmService } from '../alarms/service';
 import type { Actor } from '../auth/model';
 import type { BrandService } from '../brands/service';
+import type { UnitService } from '../units/service';
 import {
   HOME_RADIUS_DEFAULT,
+  isBasicSubscription,
   type LatestPosition,
   parseSchedule,
   roundCoordinate,
@@ -36,8 +38,12 @@ export interface CheckPayload {
 }
 /** Queues the check of a vehicle at a due time (in `query`'s transaction): one job per vehicle and due time, for ever. */
 export async function enqueueCheck(queue: JobQueue, query: Querier, unitId: number, due: Date): Promise<void> {
+  const item = checkItem(unitId, due);
+  await queue.enqueue(query, CHECK_JOB, item.payload, item);
+}
+function checkItem(unitId: number, due: Date): EnqueueItem & { payload: CheckPayload; uniqueKey: string } {
   const payload: CheckPayload = { unitId, dueAt: due.toISOString() };
-  await queue.enqueue(query, CHECK_JOB, payload, { runAt: due, uniqueKey: `${unitId}:${payload.dueAt}` });
+  return { payload, runAt: due, uniqueKey: `${unitId}:${payload.dueAt}` };
 }
 
 /** A check that runs this long after its due time ran late (the process was down): the alarm says so. */
@@ -48,7 +54,11 @@ export interface SafeHomeServiceDeps {
   brands: BrandService;
   accountSettings: { defaults(accountId: number): Promise<{ timezone: string }> };
   geocoder: Geocoder;
-  alarms: Pick<AlarmService, 'raise'>;
+  alarms: Pick<AlarmService, 'raiseMany'>;
+  /** The vehicles' subscriptions (Basic ones have no safe return home). */
+  units: Pick<UnitService, 'scheduleUnits'>;
+  /** Due checks claimed and run together (default CHECK_BATCH_SIZE; 1 runs them one by one). */
+  checkBatchSize?: number;
 }
 
 interface RecordRow extends Record<string, unknown> {
@@ -94,13 +104,18 @@ const LATEST_FIX_SELECT = `
   ) p ON f.valid IS FALSE
   WHERE f.unit_id = ANY($1::int[])`;
 
-/** A check's read: the record locked, its vehicle, and the vehicle's latest valid fix (as LATEST_FIX_SELECT). */
+/**
+ * The checks' read, in one statement for a batch: each due (vehicle, due time) whose record is on and still has that due
+ * time as its next check, the record locked (in vehicle order), its vehicle, and the vehicle's latest valid fix (as
+ * LATEST_FIX_SELECT). A stale or repeated check finds no row.
+ */
 const CHECK_SELECT = `
   SELECT u.id AS unit_id, u.account_id, u.imei, u.name, u.registration_number,
          h.status, h.schedule, h.frequency, to_char(h.start_date, 'YYYY-MM-DD') AS start_date, h.time_zone, h.address, h.radius,
          h.center_lat, h.center_lng, h.enabled_at, h.last_check_at, h.next_due_at,
          fx.fix_time, fx.lat, fx.lon
-  FROM safe_homes h
+  FROM unnest($1::int[], $2::timestamptz[]) AS d(unit_id, due_at)
+  JOIN safe_homes h ON h.unit_id = d.unit_id AND h.status = 1 AND h.next_due_at = d.due_at
   JOIN unit_directory u ON u.id = h.unit_id
   LEFT JOIN LATERAL (
     SELECT CASE WHEN f.valid IS NOT FALSE THEN f.time ELSE p.time END AS fix_time,
@@ -114,8 +129,11 @@ const CHECK_SELECT = `
     ) p ON f.valid IS FALSE
     WHERE f.unit_id = h.unit_id
   ) fx ON true
-  WHERE h.unit_id = $1
+  ORDER BY h.unit_id
   FOR UPDATE OF h`;
+
+/** Checks claimed together: one transaction for all of them; when it fails, halves apart, down to the failing check. */
+export const CHECK_BATCH_SIZE = 500;
 
 interface FixRow extends Record<string, unknown> {
   unit_id: number;
@@ -154,7 +172,7 @@ function localTime(at: Date, timeZone: string): string {
  */
 export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceDeps) {
   const { database, clock, queue, log } = platform;
-  const { brands, accountSettings, geocoder, alarms } = deps;
+  const { brands, accountSettings, geocoder, alarms, units } = deps;
 
   async function requireEnabled(actor: Actor): Promise<void> {
     const brand = await brands.get(actor.subsiteId);
@@ -188,6 +206,12 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     const [row] = await query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 AND u.imei = $2`, [actor.accountId, imei]);
     if (!row) throw notFound(SAFE_HOME_MESSAGES.NotFound);
     return row;
+  }
+
+  /** 404 for a vehicle of the Basic subscription, as for one that is not the caller's (before any transaction). */
+  async function notBasic(actor: Actor, imei: string): Promise<void> {
+    const [unit] = await units.scheduleUnits(actor, { imeis: [imei] });
+    if (unit && isBasicSubscription(unit.subscriptionType)) throw notFound(SAFE_HOME_MESSAGES.NotFound);
   }
 
   /** The vehicle's record row, created with the defaults when missing and locked for the rest of `tx`; then read again. */
@@ -239,14 +263,32 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     return label !== null && label.trim().toLowerCase() === address.trim().toLowerCase();
   }
 
-  /** One due check of one vehicle (the queued job). Idempotent: a stale or repeated job does nothing. */
-  async function runCheck(payload: CheckPayload): Promise<void> {
-    const result = await database.transaction(async (tx) => {
-      // The record, locked, with the vehicle's latest valid fix: one statement.
-      const [row] = await tx<RecordRow & FixRow>(CHECK_SELECT, [payload.unitId]);
-      if (row?.status !== 1 || row.next_due_at === null || iso(row.next_due_at) !== iso(payload.dueAt)) return null;
-      const due = new Date(payload.dueAt);
-      const now = clock.now();
+  /**
+   * Due checks in one transaction (the queued jobs of a batch): one statement reads every record with its vehicle's
+   * latest valid fix, one records the checks and the records' last and next checks, one queues the next checks, the
+   * alarms are raised through the alarms service, and `complete` marks the jobs done, all in the same transaction.
+   * Idempotent: a stale or repeated check does nothing. Answers the late checks run.
+   */
+  async function checkAll(tx: Querier, payloads: readonly CheckPayload[]): Promise<number> {
+    const rows = await tx<RecordRow & FixRow>(CHECK_SELECT, [payloads.map((payload) => payload.unitId), payloads.map((payload) => iso(payload.dueAt))]);
+    if (rows.length === 0) return 0;
+    const now = clock.now();
+    const zones = new Map<number, string>();
+    const nextOf = new Map<string, Date | null>();
+    const planned: Array<{
+      row: RecordRow & FixRow;
+      due: Date;
+      zone: string;
+      late: boolean;
+      hasFix: boolean;
+      fresh: boolean;
+      home: boolean;
+      outcome: 'home' | 'away' | 'no_position';
+      distance: number | null;
+      next: Date | null;
+    }> = [];
+    for (const row of rows) {
+      const due = new Date(row.next_due_at!);
       const late = now.getTime() - due.getTime() > LATE_AFTER_MS;
       const hasFix = row.lat !== null && row.lon !== null && row.fix_time !== null;
       const distance = hasFix ? Math.round(distanceM(Number(row.lat), Number(row.lon), Number(row.center_lat), Number(row.center_lng))) : null;
@@ -254,68 +296,144 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
       const since = row.last_check_at ?? row.enabled_at;
       const fresh = hasFix && (since === null || new Date(row.fix_time!).getTime() > new Date(since).getTime());
       const home = distance !== null && distance <= radius;
-      const outcome = home ? 'home' : fresh ? 'away' : 'no_position';
-      const zone = row.time_zone ?? (await accountTimeZone(row.account_id));
-      // The next check after now: checks missed while no process ran are not run one by one, this late one stands for them.
-      const next = mayBeOn(row)
-        ? nextDue({ schedule: scheduleOf(row), frequency: frequencyOf(row), startDate: String(row.start_date).slice(0, 10), timeZone: zone }, now > due ? now : due)
-        : null;
-      // The check's row (once per vehicle and due time) and the record's last and next check: one statement.
-      const [recorded] = await tx<{ unit_id: number }>(
-        `WITH checked AS (
-           INSERT INTO safe_home_checks (unit_id, due_at, account_id, ran_at, late, outcome, distance_m)
-           VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (unit_id, due_at) DO NOTHING RETURNING unit_id
-         )
-         UPDATE safe_homes SET last_check_at = $2, next_due_at = $8 WHERE unit_id = (SELECT unit_id FROM checked) RETURNING unit_id`,
-        [row.unit_id, due.toISOString(), row.account_id, now.toISOString(), late, outcome, distance, next?.toISOString() ?? null],
-      );
-      if (!recorded) return null;
-      if (next) await enqueueCheck(queue, tx, row.unit_id, next);
-      let alarmId = 0;
-      if (!home) {
-        const variant = `${fresh ? 'away' : 'noPosition'}${late ? 'Late' : ''}`;
-        const raised = await alarms.raise(tx, {
-          accountId: row.account_id,
-          unitId: row.unit_id,
-          type: 'not_home',
-          at: due,
-          latitude: hasFix ? Number(row.lat) : null,
-          longitude: hasFix ? Number(row.lon) : null,
-          details: {
-            variant,
-            due: localTime(due, zone),
-            checked: localTime(now, zone),
-            home: row.address ?? '',
-            radius,
-            distance: distance ?? null,
-            lastFix: hasFix ? iso(row.fix_time!) : null,
-            late,
-          },
-        });
-        alarmId = raised.alarmId;
-        if (alarmId) await tx('UPDATE safe_home_checks SET alarm_id = $3 WHERE unit_id = $1 AND due_at = $2', [row.unit_id, due.toISOString(), alarmId]);
+      let zone = row.time_zone;
+      if (zone === null) {
+        zone = zones.get(row.account_id) ?? (await accountTimeZone(row.account_id));
+        zones.set(row.account_id, zone);
       }
-      return { outcome, late, alarmId };
-    });
-    if (result?.late) log.warn('safe home check ran late', { unitId: payload.unitId, dueAt: payload.dueAt, outcome: result.outcome });
+      // The next check after now: checks missed while no process ran are not run one by one, this late one stands for them.
+      const after = now > due ? now : due;
+      // Vehicles sharing a schedule share its next due time (a fleet set up alike: one computation).
+      const key = `${row.schedule}|${frequencyOf(row)}|${row.start_date}|${zone}|${after.getTime()}|${Boolean(row.address) && row.center_lat !== null && row.center_lng !== null}`;
+      if (!nextOf.has(key)) {
+        nextOf.set(
+          key,
+          mayBeOn(row) ? nextDue({ schedule: scheduleOf(row), frequency: frequencyOf(row), startDate: String(row.start_date).slice(0, 10), timeZone: zone }, after) : null,
+        );
+      }
+      const next = nextOf.get(key)!;
+      planned.push({ row, due, zone, late, hasFix, fresh, home, outcome: home ? 'home' : fresh ? 'away' : 'no_position', distance, next });
+    }
+    // The checks' rows (once per vehicle and due time) and the records' last and next checks: one statement.
+    const recordedRows = await tx<{ unit_id: number }>(
+      `WITH checked AS (
+         INSERT INTO safe_home_checks (unit_id, due_at, account_id, ran_at, late, outcome, distance_m)
+         SELECT c.unit_id, c.due_at, c.account_id, $4, c.late, c.outcome, c.distance_m
+         FROM unnest($1::int[], $2::timestamptz[], $3::int[], $5::boolean[], $6::text[], $7::int[]) AS c(unit_id, due_at, account_id, late, outcome, distance_m)
+         ON CONFLICT (unit_id, due_at) DO NOTHING RETURNING unit_id, due_at
+       )
+       UPDATE safe_homes h SET last_check_at = c.due_at, next_due_at = n.next_due_at
+       FROM checked c JOIN unnest($1::int[], $8::timestamptz[]) AS n(unit_id, next_due_at) ON n.unit_id = c.unit_id
+       WHERE h.unit_id = c.unit_id RETURNING h.unit_id`,
+      [
+        planned.map((check) => check.row.unit_id),
+        planned.map((check) => check.due.toISOString()),
+        planned.map((check) => check.row.account_id),
+        now.toISOString(),
+        planned.map((check) => check.late),
+        planned.map((check) => check.outcome),
+        planned.map((check) => check.distance),
+        planned.map((check) => check.next?.toISOString() ?? null),
+      ],
+    );
+    const recorded = new Set(recordedRows.map((row) => row.unit_id));
+    const done = planned.filter((check) => recorded.has(check.row.unit_id));
+    await queue.enqueueMany(
+      tx,
+      CHECK_JOB,
+      done.flatMap((check) => (check.next ? [checkItem(check.row.unit_id, check.next)] : [])),
+    );
+    const away = done.filter((check) => !check.home);
+    const raised = await alarms.raiseMany(
+      tx,
+      away.map(({ row, due, zone, late, hasFix, fresh, distance }) => ({
+        accountId: row.account_id,
+        unitId: row.unit_id,
+        type: 'not_home' as const,
+        at: due,
+        latitude: hasFix ? Number(row.lat) : null,
+        longitude: hasFix ? Number(row.lon) : null,
+        details: {
+          variant: `${fresh ? 'away' : 'noPosition'}${late ? 'Late' : ''}`,
+          due: localTime(due, zone),
+          checked: localTime(now, zone),
+          home: row.address ?? '',
+          radius: row.radius ?? HOME_RADIUS_DEFAULT,
+          distance: distance ?? null,
+          lastFix: hasFix ? iso(row.fix_time!) : null,
+          late,
+        },
+      })),
+    );
+    const alarmIds = away.flatMap((check, index): Array<[number, string, number]> =>
+      raised[index]!.alarmId ? [[check.row.unit_id, check.due.toISOString(), raised[index]!.alarmId]] : [],
+    );
+    if (alarmIds.length > 0) {
+      await tx(
+        `UPDATE safe_home_checks c SET alarm_id = a.alarm_id
+         FROM unnest($1::int[], $2::timestamptz[], $3::bigint[]) AS a(unit_id, due_at, alarm_id)
+         WHERE c.unit_id = a.unit_id AND c.due_at = a.due_at`,
+        [alarmIds.map((entry) => entry[0]), alarmIds.map((entry) => entry[1]), alarmIds.map((entry) => entry[2])],
+      );
+    }
+    return done.filter((check) => check.late).length;
   }
 
-  queue.define<CheckPayload>(CHECK_JOB, runCheck);
+  /**
+   * The queued checks of a batch (the job's handler): all in one transaction with their jobs' completion; when that
+   * fails, each half on its own, down to the single check that fails (it alone is retried, as the queue does).
+   */
+  const runChecks: BatchHandler<CheckPayload> = async (jobs, batch) => {
+    const failed = new Map<number, unknown>();
+    let late = 0;
+    const run = async (group: typeof jobs): Promise<void> => {
+      try {
+        late += await database.transaction(async (tx) => {
+          const lateHere = await checkAll(
+            tx,
+            group.map((job) => job.payload),
+          );
+          await batch.complete(
+            tx,
+            group.map((job) => job.job.id),
+          );
+          return lateHere;
+        });
+      } catch (error) {
+        if (group.length === 1) {
+          failed.set(group[0]!.job.id, error);
+          log.warn('safe home check failed', { unitId: group[0]!.payload.unitId, dueAt: group[0]!.payload.dueAt, error: String(error) });
+          return;
+        }
+        const half = Math.ceil(group.length / 2);
+        await run(group.slice(0, half));
+        await run(group.slice(half));
+      }
+    };
+    await run(jobs);
+    if (late > 0) log.warn('safe home checks ran late', { checks: late });
+    return failed;
+  };
+
+  queue.defineBatch<CheckPayload>(CHECK_JOB, runChecks, { batchSize: deps.checkBatchSize ?? CHECK_BATCH_SIZE });
 
   return {
-    /** GET list: every vehicle of the account with its record (defaults when none was set up), by name. */
+    /** GET list: every vehicle of the account but those of the Basic subscription, with its record (defaults when none was set up), by name. */
     async list(actor: Actor): Promise<SafeHomeRecord[]> {
       await requireEnabled(actor);
-      const [rows, zone] = await Promise.all([
+      const [rows, zone, seen] = await Promise.all([
         database.query<RecordRow>(`${RECORD_SELECT} WHERE u.account_id = $1 ORDER BY lower(u.name), u.id`, [actor.accountId]),
         accountTimeZone(actor.accountId),
+        units.scheduleUnits(actor),
       ]);
-      return rows.map((row) => recordOf(row, zone));
+      const basic = new Set(seen.filter((unit) => isBasicSubscription(unit.subscriptionType)).map((unit) => unit.id));
+      return rows.filter((row) => !basic.has(row.unit_id)).map((row) => recordOf(row, zone));
     },
 
     /** GET tracker latest position: the vehicle's latest valid fix with 6 decimals, both null when it has none. */
     async latestPosition(actor: Actor, imei: string): Promise<LatestPosition> {
       await requireEnabled(actor);
+      await notBasic(actor, imei);
       const row = await vehicle(database.query, actor, imei);
       const fix = (await latestFixes(database.query, [row.unit_id])).get(row.unit_id);
       if (!fix || fix.lat === null || fix.lon === null) return { Latitude: null, Longitude: null };
@@ -325,6 +443,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     /** PUT toggle status: 0 → 1 only with a schedule and an address (else SafeHomeEnableMsg and no change). */
     async toggleStatus(actor: Actor, input: ToggleStatusInput, language: Language): Promise<SafeHomeSaved> {
       await requireEnabled(actor);
+      await notBasic(actor, input.imei);
       const zone = await accountTimeZone(actor.accountId);
       const row = await database.transaction(async (tx) => {
         const current = await lockedRecord(tx, actor, input.imei);
@@ -345,6 +464,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     /** PUT set geofence: the home circle (radius ≥ 300, 6 decimals) and an address that geocodes. */
     async setGeofence(actor: Actor, input: SetGeofenceInput, language: Language): Promise<SafeHomeSaved> {
       await requireEnabled(actor);
+      await notBasic(actor, input.imei);
       const zone = await accountTimeZone(actor.accountId);
       await vehicle(database.query, actor, input.imei);
       if (!(await geocodes(input.address, input.centerLat, input.centerLng))) throw fieldError('address', SAFE_HOME_MESSAGES.GeocodeFailed);
@@ -362,6 +482,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
     /** PUT update schedule alert: the kept days per week, frequency, start date and time zone; re-plans the next check. */
     async updateSchedule(actor: Actor, input: UpdateScheduleInput, language: Language): Promise<SafeHomeSaved> {
       await requireEnabled(actor);
+      await notBasic(actor, input.imei);
       const zone = await accountTimeZone(actor.accountId);
       const row = await database.transaction(async (tx) => {
         const found = await lockedRecord(tx, actor, input.imei);
@@ -379,8 +500,6 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
       return saved(row, zone, SAFE_HOME_MESSAGES.AlertScheduleUpdated, language);
     },
 
-    /** Runs one queued check now (the job's handler; the bench and tests call it through the queue). */
-    runCheck,
   };
 }
 
