@@ -19,7 +19,7 @@ import type { Platform } from '../src/lib/platform';
  * A fresh benchmark database: a PGlite directory under /tmp, or a new database `fleet_bench` on the server
  * of BENCH_DATABASE_URL (or DATABASE_URL), dropped and created for each run.
  */
-export async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<{ database: DatabaseHandle; label: string }> {
+export async function openBenchDatabase(kind: 'pglite' | 'postgres', name = 'fleet_bench', options: { keep?: boolean } = {}): Promise<{ database: DatabaseHandle; label: string }> {
   if (kind === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
     return { database: await openPglite(dir), label: `PGlite (${dir})` };
@@ -27,11 +27,15 @@ export async function openBenchDatabase(kind: 'pglite' | 'postgres'): Promise<{ 
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('set BENCH_DATABASE_URL (or DATABASE_URL) for the PostgreSQL run, e.g. postgres://postgres@127.0.0.1:5432/postgres');
   const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe('DROP DATABASE IF EXISTS fleet_bench WITH (FORCE)');
-  await admin.unsafe('CREATE DATABASE fleet_bench');
+  // `keep`: an earlier run's database when there is one (its seed is reused), else a new one.
+  const exists = options.keep && (await admin.unsafe('SELECT 1 FROM pg_database WHERE datname = $1', [name])).length > 0;
+  if (!exists) {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  }
   await admin.end();
   const benchUrl = new URL(url);
-  benchUrl.pathname = '/fleet_bench';
+  benchUrl.pathname = `/${name}`;
   return { database: await openPostgres(benchUrl.toString(), 8), label: `PostgreSQL (${benchUrl.host})` };
 }
 
