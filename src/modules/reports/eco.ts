@@ -168,8 +168,10 @@ export async function ecoReport(
   texts: { noDriver: string },
 ): Promise<EcoReport> {
   // The ranking, the fleet and the trend from totals summed in the database; only the newest trips are read one by one.
-  const { perUnitDriver, perDay } = await source.aggregates(accountId, scope.units, period, { driverId: scope.driverId, motion: true });
-  const newest = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId, motion: true, newest: ECO_TRIP_LIMIT + 1 });
+  const [{ perUnitDriver, perDay }, newest] = await Promise.all([
+    source.aggregates(accountId, scope.units, period, { driverId: scope.driverId, motion: true }),
+    source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId, motion: true, newest: ECO_TRIP_LIMIT + 1 }),
+  ]);
   const driverIds = [
     ...new Set([...perUnitDriver.map((part) => part.driverUserId), ...newest.map((trip) => trip.driverUserId)].filter((id): id is number => id !== null)),
   ];

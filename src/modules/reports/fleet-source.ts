@@ -316,41 +316,46 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
              GROUP BY t.trip_id
            ),`
         : `motion AS (SELECT NULL::bigint AS trip_id, 0::float8 AS idle_s, 0::float8 AS overspeed_s WHERE $6::float8[] IS NULL AND $7::float8 IS NULL AND $8::float8 IS NULL),`;
-      const rows = await database.query<AggregateRow>(
-        `WITH ${motion}
+      const params = [
+        accountId,
+        ids,
+        period.start.toISOString(),
+        period.end.toISOString(),
+        options.driverId ?? null,
+        unitList.map((unit) => unit.overspeedKmh),
+        MAX_SAMPLE_GAP_S,
+        IDLE_SPEED_KMH,
+        period.timeZone,
+      ];
+      // Two queries side by side (each scans in parallel; grouping sets would not): per unit and driver, and per local day.
+      const sums = `count(*)::float8 AS trips, sum(distance_m)::float8 AS distance_m,
+                sum(CASE WHEN type = 'business' THEN distance_m ELSE 0 END)::float8 AS business_m,
+                sum(CASE WHEN type = 'private' THEN distance_m ELSE 0 END)::float8 AS private_m,
+                sum(CASE WHEN type = 'other' THEN distance_m ELSE 0 END)::float8 AS other_m,
+                sum(GREATEST(0, extract(epoch FROM stop_time - start_time)))::float8 AS driving_s,
+                sum(idle_s)::float8 AS idle_s, sum(overspeed_s)::float8 AS overspeed_s,
+                max(max_speed_kmh)::float8 AS max_speed_kmh, sum(harsh_acceleration)::float8 AS harsh_acceleration,
+                sum(harsh_braking)::float8 AS harsh_braking, sum(harsh_cornering)::float8 AS harsh_cornering,
+                floor(extract(epoch FROM min(start_time)) * 1000)::float8 AS first_start_ms,
+                floor(extract(epoch FROM max(stop_time)) * 1000)::float8 AS last_stop_ms`;
+      const base = `WITH ${motion}
          base AS (
-           SELECT t.unit_id, t.driver_user_id, to_char(t.start_time AT TIME ZONE $9::text, 'YYYY-MM-DD') AS day, t.type, t.distance_m,
-                  GREATEST(0, extract(epoch FROM t.stop_time - t.start_time))::float8 AS driving_s, t.max_speed_kmh,
-                  t.harsh_acceleration, t.harsh_braking, t.harsh_cornering, t.start_time, t.stop_time,
+           SELECT t.unit_id, t.driver_user_id, t.start_time, t.stop_time, t.type, t.distance_m, t.max_speed_kmh,
+                  t.harsh_acceleration, t.harsh_braking, t.harsh_cornering,
                   coalesce(m.idle_s, 0) AS idle_s, coalesce(m.overspeed_s, 0) AS overspeed_s
            FROM trip_report_rows t LEFT JOIN motion m ON m.trip_id = t.trip_id
            WHERE t.account_id = $1 AND t.unit_id = ANY($2::int[]) AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
              AND ($5::int IS NULL OR t.driver_user_id = $5::int)
-         )
-         SELECT GROUPING(unit_id, driver_user_id, day)::int AS g, unit_id, driver_user_id, day,
-                count(*)::float8 AS trips, sum(distance_m)::float8 AS distance_m,
-                sum(CASE WHEN type = 'business' THEN distance_m ELSE 0 END)::float8 AS business_m,
-                sum(CASE WHEN type = 'private' THEN distance_m ELSE 0 END)::float8 AS private_m,
-                sum(CASE WHEN type = 'other' THEN distance_m ELSE 0 END)::float8 AS other_m,
-                sum(driving_s)::float8 AS driving_s, sum(idle_s)::float8 AS idle_s, sum(overspeed_s)::float8 AS overspeed_s,
-                max(max_speed_kmh)::float8 AS max_speed_kmh, sum(harsh_acceleration)::float8 AS harsh_acceleration,
-                sum(harsh_braking)::float8 AS harsh_braking, sum(harsh_cornering)::float8 AS harsh_cornering,
-                floor(extract(epoch FROM min(start_time)) * 1000)::float8 AS first_start_ms,
-                floor(extract(epoch FROM max(stop_time)) * 1000)::float8 AS last_stop_ms
-         FROM base
-         GROUP BY GROUPING SETS ((unit_id, driver_user_id), (day))`,
-        [
-          accountId,
-          ids,
-          period.start.toISOString(),
-          period.end.toISOString(),
-          options.driverId ?? null,
-          unitList.map((unit) => unit.overspeedKmh),
-          MAX_SAMPLE_GAP_S,
-          IDLE_SPEED_KMH,
-          period.timeZone,
-        ],
-      );
+         )`;
+      const [byUnitDriver, byDay] = await Promise.all([
+        database.query<AggregateRow>(`${base} SELECT 1 AS g, unit_id, driver_user_id, NULL::text AS day, ${sums} FROM base WHERE $9::text IS NOT NULL GROUP BY unit_id, driver_user_id`, params),
+        database.query<AggregateRow>(
+          `${base}, days AS (SELECT (start_time AT TIME ZONE $9::text)::date AS local_day, * FROM base)
+           SELECT 6 AS g, NULL::int AS unit_id, NULL::int AS driver_user_id, local_day::text AS day, ${sums} FROM days GROUP BY local_day`,
+          params,
+        ),
+      ]);
+      const rows = [...byUnitDriver, ...byDay];
       const perUnitDriver: TripAggregate[] = [];
       const perDay: TripAggregate[] = [];
       for (const row of rows) {
@@ -371,7 +376,7 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
           firstStart: Number(row.first_start_ms),
           lastStop: Number(row.last_stop_ms),
         };
-        // GROUPING bits: unit 4, driver 2, day 1 (set when the column is not part of the row's grouping).
+        // g: 1 per unit and driver, 6 per day.
         if (Number(row.g) === 1) perUnitDriver.push(aggregate);
         else perDay.push(aggregate);
       }
@@ -391,7 +396,7 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
       if (unitList.length === 0) return { rows: [], total: 0 };
       const key = options.groupBy === 'vehicle' ? 'unit_id' : 'coalesce(driver_user_id, 0)';
       const rows = await database.query<{ day: string; key: number; first_start_ms: number; last_stop_ms: number; trips: number; distance_m: number; total: number }>(
-        `SELECT to_char(start_time AT TIME ZONE $6::text, 'YYYY-MM-DD') AS day, ${key} AS key,
+        `SELECT ((start_time AT TIME ZONE $6::text)::date)::text AS day, ${key} AS key,
                 floor(extract(epoch FROM min(start_time)) * 1000)::float8 AS first_start_ms,
                 floor(extract(epoch FROM max(stop_time)) * 1000)::float8 AS last_stop_ms,
                 count(*)::float8 AS trips, sum(distance_m)::float8 AS distance_m, (count(*) OVER ())::float8 AS total
@@ -418,7 +423,7 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
           `SELECT count(*)::float8 AS total FROM (SELECT 1 FROM trip_report_rows
              WHERE account_id = $1 AND unit_id = ANY($2::int[]) AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
                AND ($5::int IS NULL OR driver_user_id = $5::int)
-             GROUP BY to_char(start_time AT TIME ZONE $6::text, 'YYYY-MM-DD'), ${key}) AS d`,
+             GROUP BY (start_time AT TIME ZONE $6::text)::date, ${key}) AS d`,
           [accountId, unitList.map((unit) => unit.id), period.start.toISOString(), period.end.toISOString(), options.driverId ?? null, period.timeZone],
         );
         total = Number(count?.total ?? 0);

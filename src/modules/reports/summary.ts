@@ -52,7 +52,10 @@ export async function summaryReport(
   texts: { noDriver: string; noDepartment: string },
 ): Promise<SummaryReport> {
   // Summed in the database per unit and driver and per day; the per-day rows of each vehicle or driver are capped.
-  const { perUnitDriver, perDay: dayTotals } = await source.aggregates(accountId, scope.units, period, { driverId: scope.driverId, motion: true });
+  const [{ perUnitDriver, perDay: dayTotals }, dayRows] = await Promise.all([
+    source.aggregates(accountId, scope.units, period, { driverId: scope.driverId, motion: true }),
+    source.dayRows(accountId, scope.units, period, { driverId: scope.driverId, groupBy: scope.groupBy, limit: SUMMARY_DAY_LIMIT }),
+  ]);
   const driverIds = [...new Set(perUnitDriver.flatMap((part) => (part.driverUserId === null ? [] : [part.driverUserId])))];
   const names = await source.driverNames(accountId, driverIds);
   const { labelOf, unitById } = grouping(scope, names, texts.noDriver);
@@ -71,7 +74,6 @@ export async function summaryReport(
   }
   const perDay = new Map<string, Record<TripType, number>>();
   for (const part of dayTotals) perDay.set(part.day!, { business: part.byType.business / 1000, private: part.byType.private / 1000, other: part.byType.other / 1000 });
-  const dayRows = await source.dayRows(accountId, scope.units, period, { driverId: scope.driverId, groupBy: scope.groupBy, limit: SUMMARY_DAY_LIMIT });
   const days: SummaryDay[] = dayRows.rows.map((row) => ({
     date: row.day,
     key: row.key,

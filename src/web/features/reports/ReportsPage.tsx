@@ -1,7 +1,7 @@
-import { type ReactNode, useEffect, useMemo, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, NavLink, useParams } from 'react-router';
+import { Link, Navigate, NavLink, useParams, useSearchParams } from 'react-router';
 import { useDialogs } from '../../components/Dialogs';
 import { DownloadProgress, useDownload } from '../../components/DownloadProgress';
 import { SelectField } from '../../components/Form';
@@ -16,6 +16,8 @@ import { useReport, useReportDrivers, useReportUnits } from './api';
 import { reportFormats } from './format';
 import {
   EXPORT_FORMATS,
+  filtersFromSearch,
+  filtersToSearch,
   GROUPED_REPORTS,
   isReportKind,
   isScheduledKind,
@@ -56,7 +58,14 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   const download = useDownload();
   const units = useReportUnits();
   const drivers = useReportDrivers();
-  const [filters, setFilters] = useState<ReportFilters>({ unitIds: [], departmentId: null, driverId: null, groupBy: 'vehicle' });
+  // The filters live in the address, so a reload or a shared link shows the same report.
+  const [search, setSearch] = useSearchParams();
+  const filters = useMemo(() => filtersFromSearch(search), [search]);
+  const setFilters = useCallback(
+    (update: (current: ReportFilters) => ReportFilters) => setSearch((current) => filtersToSearch(update(filtersFromSearch(current))), { replace: true }),
+    [setSearch],
+  );
+  const searchText = search.toString();
   const [scheduling, setScheduling] = useState(false);
   const formats = useMemo(() => reportFormats(i18n.language), [i18n.language]);
 
@@ -79,7 +88,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   useEffect(() => {
     if (!data?.from || !data.to || filters.from !== undefined) return;
     setFilters((current) => ({ ...current, from: data.from, to: data.to }));
-  }, [data, filters.from]);
+  }, [data, filters.from, setFilters]);
 
   const set = (patch: Partial<ReportFilters>) => setFilters((current) => ({ ...current, ...patch }));
   const scope =
@@ -124,7 +133,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
 
       <nav className="report-tabs" aria-label={t('reports.kinds')} data-testid="report-tabs">
         {offered.map((candidate) => (
-          <NavLink key={candidate} to={reportsPath(candidate)} className="report-tab" data-testid={`report-tab-${candidate}`}>
+          <NavLink key={candidate} to={`${reportsPath(candidate)}${searchText ? `?${searchText}` : ''}`} className="report-tab" data-testid={`report-tab-${candidate}`}>
             {t(`reports.kind.${candidate}`)}
           </NavLink>
         ))}
