@@ -137,7 +137,8 @@ describe('a scheduled benefit report', () => {
     expect(created.status).toBe(200);
     expect(created.body.data).toMatchObject({ kind: 'benefit', frequency: 'monthly', nextRunAt: '2026-04-01T04:00:00.000Z' });
     // Another account cannot schedule a benefit report of this car.
-    expect((await app.call('POST', '/api/reports/schedules', { token: otherToken, body: input({ kind: 'benefit', scope: { unitIds: [car], groupBy: 'vehicle' } }) })).status).toBe(404);
+    const stranger = await app.login(await app.createAccount());
+    expect((await app.call('POST', '/api/reports/schedules', { token: stranger, body: input({ kind: 'benefit', scope: { unitIds: [car], groupBy: 'vehicle' } }) })).status).toBe(404);
 
     app.clock.set('2026-04-01T04:00:30Z');
     expect(await app.services.reportSchedules.queueDue()).toBeGreaterThanOrEqual(1);
@@ -149,7 +150,7 @@ describe('a scheduled benefit report', () => {
     const attachment = mail.attachments[0]!;
     expect(attachment.filename).toMatch(/2026-03-01-2026-03-31\.csv$/);
     expect(attachment.content).toContain('Benefit EV');
-    // domain.md's worked example with 2026's parameters: 17 168 + 2.785 % × 319 950 + 13 % × 319 950 + 360 = 68 032.61 a year, 5 669.38 a month.
-    expect(attachment.content).toMatch(/5[\s\u00a0]?669[.,]38/);
+    // domain.md's worked example with 2026's parameters: 17 168 + 2.785 % × 319 950 + 13 % × 319 950 + 360 = 68 032.11 a year, 5 669.34 a month.
+    expect(attachment.content).toMatch(/5[\s\u00a0]?669[.,]34/);
   }, 60_000);
 });
