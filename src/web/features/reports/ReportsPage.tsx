@@ -1,4 +1,4 @@
-import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, NavLink, useParams, useSearchParams } from 'react-router';
@@ -61,8 +61,15 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   // The filters live in the address, so a reload or a shared link shows the same report.
   const [search, setSearch] = useSearchParams();
   const filters = useMemo(() => filtersFromSearch(search), [search]);
+  // Several changes in one event build on each other (the address's own functional update does not queue them).
+  const latest = useRef(filters);
+  latest.current = filters;
   const setFilters = useCallback(
-    (update: (current: ReportFilters) => ReportFilters) => setSearch((current) => filtersToSearch(update(filtersFromSearch(current))), { replace: true }),
+    (update: (current: ReportFilters) => ReportFilters) => {
+      const next = update(latest.current);
+      latest.current = next;
+      setSearch(filtersToSearch(next), { replace: true });
+    },
     [setSearch],
   );
   const searchText = search.toString();
