@@ -1,7 +1,7 @@
-import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, NavLink, useParams, useSearchParams } from 'react-router';
+import { Link, Navigate, NavLink, useParams } from 'react-router';
 import { useDialogs } from '../../components/Dialogs';
 import { DownloadProgress, useDownload } from '../../components/DownloadProgress';
 import { SelectField } from '../../components/Form';
@@ -16,8 +16,6 @@ import { useReport, useReportDrivers, useReportUnits } from './api';
 import { reportFormats } from './format';
 import {
   EXPORT_FORMATS,
-  filtersFromSearch,
-  filtersToSearch,
   GROUPED_REPORTS,
   isReportKind,
   isScheduledKind,
@@ -58,21 +56,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   const download = useDownload();
   const units = useReportUnits();
   const drivers = useReportDrivers();
-  // The filters live in the address, so a reload or a shared link shows the same report.
-  const [search, setSearch] = useSearchParams();
-  const filters = useMemo(() => filtersFromSearch(search), [search]);
-  // Several changes in one event build on each other (the address's own functional update does not queue them).
-  const latest = useRef(filters);
-  latest.current = filters;
-  const setFilters = useCallback(
-    (update: (current: ReportFilters) => ReportFilters) => {
-      const next = update(latest.current);
-      latest.current = next;
-      setSearch(filtersToSearch(next), { replace: true });
-    },
-    [setSearch],
-  );
-  const searchText = search.toString();
+  const [filters, setFilters] = useState<ReportFilters>({ unitIds: [], departmentId: null, driverId: null, groupBy: 'vehicle' });
   const [scheduling, setScheduling] = useState(false);
   const formats = useMemo(() => reportFormats(i18n.language), [i18n.language]);
 
@@ -95,7 +79,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   useEffect(() => {
     if (!data?.from || !data.to || filters.from !== undefined) return;
     setFilters((current) => ({ ...current, from: data.from, to: data.to }));
-  }, [data, filters.from, setFilters]);
+  }, [data, filters.from]);
 
   const set = (patch: Partial<ReportFilters>) => setFilters((current) => ({ ...current, ...patch }));
   const scope =
@@ -140,7 +124,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
 
       <nav className="report-tabs" aria-label={t('reports.kinds')} data-testid="report-tabs">
         {offered.map((candidate) => (
-          <NavLink key={candidate} to={`${reportsPath(candidate)}${searchText ? `?${searchText}` : ''}`} className="report-tab" data-testid={`report-tab-${candidate}`}>
+          <NavLink key={candidate} to={reportsPath(candidate)} className="report-tab" data-testid={`report-tab-${candidate}`}>
             {t(`reports.kind.${candidate}`)}
           </NavLink>
         ))}
