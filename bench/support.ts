@@ -21,7 +21,11 @@ import type { Platform } from '../src/lib/platform';
  * that two benchmarks on one server do not drop each other's) on the server of BENCH_DATABASE_URL (or DATABASE_URL),
  * dropped and created for each run.
  */
-export async function openBenchDatabase(kind: 'pglite' | 'postgres', name = process.env.BENCH_DATABASE_NAME ?? 'fleet_bench'): Promise<{ database: DatabaseHandle; label: string }> {
+export async function openBenchDatabase(
+  kind: 'pglite' | 'postgres',
+  name = process.env.BENCH_DATABASE_NAME ?? 'fleet_bench',
+  options: { keep?: boolean } = {},
+): Promise<{ database: DatabaseHandle; label: string }> {
   if (kind === 'pglite') {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
     return { database: await openPglite(dir), label: `PGlite (${dir})` };
@@ -30,8 +34,12 @@ export async function openBenchDatabase(kind: 'pglite' | 'postgres', name = proc
   if (!url) throw new Error('set BENCH_DATABASE_URL (or DATABASE_URL) for the PostgreSQL run, e.g. postgres://postgres@127.0.0.1:5432/postgres');
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`BENCH_DATABASE_NAME (the benchmark database name) must be a plain lower-case name, not ${name}`);
   const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.unsafe(`CREATE DATABASE ${name}`);
+  // `keep`: an earlier run's database when there is one (its seed is reused), else a new one.
+  const exists = options.keep && (await admin.unsafe('SELECT 1 FROM pg_database WHERE datname = $1', [name])).length > 0;
+  if (!exists) {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  }
   await admin.end();
   const benchUrl = new URL(url);
   benchUrl.pathname = `/${name}`;

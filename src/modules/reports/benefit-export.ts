@@ -87,7 +87,13 @@ export function buildBenefitDocument(report: BenefitReport, language: Language, 
     columns,
     rows,
     totals,
-    notes: notes.length > 0 ? [t('benefitExport.parameters'), ...notes] : [],
+    notes: [
+      // Swedish employer contributions at a special rate (older or young employees) are named per car.
+      ...report.cars
+        .filter((car) => car.carUsage === 'benefit' && car.employerContributionCategory !== 'standard')
+        .map((car) => t(`benefitExport.contributionCategory.${car.employerContributionCategory}`, { car: car.unitName, rate: `${Math.round(car.employerContributionRate * 10_000) / 100} %` })),
+      ...(notes.length > 0 ? [t('benefitExport.parameters'), ...notes] : []),
+    ],
     footer: [title, period],
   };
 }

@@ -6,16 +6,20 @@ import {
   MissingBenefitParameter,
   monthsBetween,
   noAnnualBenefit,
+  noBenefitCarFuel,
   noMileage,
   type OptionalParams,
   type Params,
   roundMoney,
   seAnnualBenefit,
+  seEmployerContributions,
   seEnvironmentalReduction,
   seMileage,
   seValuationModel,
+  ukAdvisoryFuelRate,
   ukAnnualBenefit,
   ukAppropriatePercentage,
+  ukBenefitCarFuel,
   ukMileage,
   ukTaxYear,
 } from './benefit-formulas';
@@ -294,5 +298,110 @@ describe('months', () => {
     expect(availableDays('2024-02', '2024-02-10', null)).toBe(20);
     expect(availableDays('2025-03', null, '2025-03-05')).toBe(5);
     expect(availableDays('2025-03', '2025-04-01', null)).toBe(0);
+  });
+});
+
+/** The employer-contribution and fuel-rate rows of migration 0462 (domain.md §2, §5). */
+const SE_2026_CONTRIBUTIONS = {
+  employerContributionRate: 0.3142,
+  'employerContribution.olderRate': 0.1021,
+  'employerContribution.olderBornFrom': 1938,
+  'employerContribution.olderBornTo': 1958,
+  'employerContribution.youthRate': 0.2081,
+  'employerContribution.youthBornFrom': 2003,
+  'employerContribution.youthBornTo': 2007,
+  'employerContribution.youthFromMonth': 4,
+  'employerContribution.youthUntilMonth': 12,
+  'employerContribution.youthPayCap': 25_000,
+};
+const SE_2025_CONTRIBUTIONS = {
+  employerContributionRate: 0.3142,
+  'employerContribution.olderRate': 0.1021,
+  'employerContribution.olderBornFrom': 1938,
+  'employerContribution.olderBornTo': 1958,
+};
+const GB_2025_FUEL = {
+  'afr.petrol.small': 0.12,
+  'afr.petrol.medium': 0.14,
+  'afr.petrol.large': 0.22,
+  'afr.petrol.smallMaxCc': 1400,
+  'afr.petrol.mediumMaxCc': 2000,
+  'afr.diesel.small': 0.12,
+  'afr.diesel.medium': 0.13,
+  'afr.diesel.large': 0.18,
+  'afr.diesel.smallMaxCc': 1600,
+  'afr.diesel.mediumMaxCc': 2000,
+  'afr.electricity': 0.08,
+};
+
+describe('Sweden: employer contributions at the special rates', () => {
+  test('31.42 % as standard and without a birth year; 10.21 % for people born 1938–1958', () => {
+    const { p, optional } = params(SE_2026_CONTRIBUTIONS);
+    // domain.md's worked example: 5 636.49 a month.
+    expect(seEmployerContributions(5_636.49, '2026-05', null, p, optional)).toMatchObject({ category: 'standard', rate: 0.3142 });
+    expect(roundMoney(seEmployerContributions(5_636.49, '2026-05', null, p, optional).amount)).toBe(1_770.99);
+    expect(seEmployerContributions(5_636.49, '2026-05', 1980, p, optional).category).toBe('standard');
+    const older = seEmployerContributions(5_636.49, '2026-05', 1958, p, optional);
+    expect(older).toMatchObject({ category: 'older', rate: 0.1021 });
+    expect(roundMoney(older.amount)).toBe(575.49);
+    expect(seEmployerContributions(5_636.49, '2026-05', 1938, p, optional).category).toBe('older');
+    expect(seEmployerContributions(5_636.49, '2026-05', 1959, p, optional).category).toBe('standard');
+    expect(seEmployerContributions(5_636.49, '2026-05', 1937, p, optional).category).toBe('standard');
+  });
+
+  test('the youth rate: born 2003–2007, only from April 2026, on pay up to 25 000 kr a month', () => {
+    const { p, optional } = params(SE_2026_CONTRIBUTIONS);
+    expect(seEmployerContributions(5_000, '2026-03', 2005, p, optional).category).toBe('standard');
+    const april = seEmployerContributions(5_000, '2026-04', 2005, p, optional);
+    expect(april).toMatchObject({ category: 'youth', rate: 0.2081 });
+    expect(roundMoney(april.amount)).toBe(1_040.5);
+    expect(seEmployerContributions(5_000, '2026-04', 2003, p, optional).category).toBe('youth');
+    expect(seEmployerContributions(5_000, '2026-04', 2007, p, optional).category).toBe('youth');
+    // Turned 23 before the year began; not yet 18 at its start.
+    expect(seEmployerContributions(5_000, '2026-04', 2002, p, optional).category).toBe('standard');
+    expect(seEmployerContributions(5_000, '2026-04', 2008, p, optional).category).toBe('standard');
+    // Above the cap the standard rate: 25 000 × 20.81 % + 5 000 × 31.42 %.
+    expect(roundMoney(seEmployerContributions(30_000, '2026-06', 2004, p, optional).amount)).toBe(6_773.5);
+    // A year without the youth rate (2025): standard.
+    const y2025 = params(SE_2025_CONTRIBUTIONS);
+    expect(seEmployerContributions(5_000, '2025-06', 2005, y2025.p, y2025.optional).category).toBe('standard');
+  });
+});
+
+describe('fuel reimbursement of benefit cars whose fuel the employee pays', () => {
+  test('UK: the advisory fuel rate by fuel and engine size, per business mile, tax free up to it', () => {
+    const { p } = params(GB_2025_FUEL);
+    expect(ukAdvisoryFuelRate('petrol', 1400, p)).toBe(0.12);
+    expect(ukAdvisoryFuelRate('petrol', 1401, p)).toBe(0.14);
+    expect(ukAdvisoryFuelRate('petrol', 2000, p)).toBe(0.14);
+    expect(ukAdvisoryFuelRate('petrol', 2001, p)).toBe(0.22);
+    expect(ukAdvisoryFuelRate('diesel', 1600, p)).toBe(0.12);
+    expect(ukAdvisoryFuelRate('diesel', 1601, p)).toBe(0.13);
+    expect(ukAdvisoryFuelRate('diesel', 2500, p)).toBe(0.18);
+    // Without an engine size: the smallest band.
+    expect(ukAdvisoryFuelRate('petrol', null, p)).toBe(0.12);
+    expect(ukAdvisoryFuelRate('electricity', null, p)).toBe(0.08);
+    expect(ukAdvisoryFuelRate('gas', 1800, p)).toBeNull();
+    // 100 miles at 14p: £14, all tax free when the company pays the advisory rate.
+    const km = 100 * KM_PER_MILE;
+    const advisory = ukBenefitCarFuel(km, null, 0.14);
+    expect(roundMoney(advisory.paid)).toBe(14);
+    expect(roundMoney(advisory.taxFree)).toBe(14);
+    expect(roundMoney(advisory.taxable)).toBe(0);
+    // The company pays £1.20 per 10 km: 160.93 km → £19.31, of which £14 tax free.
+    const own = ukBenefitCarFuel(km, 1.2, 0.14);
+    expect(roundMoney(own.paid)).toBe(19.31);
+    expect(roundMoney(own.taxFree)).toBe(14);
+    expect(roundMoney(own.taxable)).toBe(5.31);
+  });
+
+  test("Norway: the company's rate per 10 km; tax free only up to the rate an operator has confirmed (seeded 0)", () => {
+    const seeded = params({ 'mileage.benefitCarFuelTaxFree': 0 });
+    const paid = noBenefitCarFuel(200, 15, seeded.p);
+    expect(paid).toEqual({ paid: 300, taxFree: 0, taxable: 300 });
+    expect(noBenefitCarFuel(200, null, seeded.p)).toEqual({ paid: 0, taxFree: 0, taxable: 0 });
+    const confirmed = params({ 'mileage.benefitCarFuelTaxFree': 1 });
+    expect(noBenefitCarFuel(200, 15, confirmed.p)).toEqual({ paid: 300, taxFree: 200, taxable: 100 });
+    expect(() => noBenefitCarFuel(200, 15, params({}).p)).toThrow(MissingBenefitParameter);
   });
 });

@@ -149,6 +149,16 @@ export function seMileage(kind: 'ownCar' | 'benefitCarFuel', km: number, paidPer
   return { paid, taxFree, taxable: paid - taxFree };
 }
 
+/**
+ * Norway, a company car whose fuel the employee pays: the company's rate per 10 km for the business kilometres (nothing
+ * without one), tax free up to `mileage.benefitCarFuelTaxFree` per km (no documented rate: 0 until confirmed).
+ */
+export function noBenefitCarFuel(km: number, paidPer10Km: number | null, p: Params): Reimbursement {
+  const paid = ((paidPer10Km ?? 0) / 10) * km;
+  const taxFree = Math.min(paid, p('mileage.benefitCarFuelTaxFree') * km);
+  return { paid, taxFree, taxable: paid - taxFree };
+}
+
 export interface Reimbursement {
   paid: number;
   taxFree: number;
@@ -298,6 +308,30 @@ export function ukMileage(milesBefore: number, km: number, paidPer10Km: number |
   return { paid, taxFree, taxable: paid - taxFree };
 }
 
+/**
+ * The UK advisory fuel rate per mile (domain.md §5) of a company car by fuel and engine size: petrol and diesel in three
+ * bands (`afr.<fuel>.smallMaxCc`, `mediumMaxCc`), electricity one rate. Without an engine size the smallest band (the
+ * lowest tax-free amount). Null for a fuel without an advisory rate here (gas, other).
+ */
+export function ukAdvisoryFuelRate(fuelType: string | null, engineCc: number | null, p: Params): number | null {
+  if (fuelType === 'electricity') return p('afr.electricity');
+  if (fuelType !== 'petrol' && fuelType !== 'diesel') return null;
+  if (engineCc === null || engineCc <= p(`afr.${fuelType}.smallMaxCc`)) return p(`afr.${fuelType}.small`);
+  if (engineCc <= p(`afr.${fuelType}.mediumMaxCc`)) return p(`afr.${fuelType}.medium`);
+  return p(`afr.${fuelType}.large`);
+}
+
+/**
+ * UK, a company car whose fuel the employee pays: the company's rate per 10 km (else the advisory fuel rate) for the
+ * business miles, tax free up to the advisory fuel rate.
+ */
+export function ukBenefitCarFuel(km: number, paidPer10Km: number | null, ratePerMile: number): Reimbursement {
+  const taxFreeLimit = (km / KM_PER_MILE) * ratePerMile;
+  const paid = paidPer10Km === null ? taxFreeLimit : (paidPer10Km / 10) * km;
+  const taxFree = Math.min(paid, taxFreeLimit);
+  return { paid, taxFree, taxable: paid - taxFree };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Months and employer contributions
 // ---------------------------------------------------------------------------------------------
@@ -334,4 +368,54 @@ export function availableDays(month: string, availableFrom: string | null, avail
 /** Employer contributions on a benefit value: the basis is the value itself. */
 export function employerContributions(basis: number, rate: number): number {
   return basis * rate;
+}
+
+export type SeContributionCategory = 'standard' | 'older' | 'youth';
+
+export interface SeContributions {
+  category: SeContributionCategory;
+  /** The rate of the category (the youth rate applies up to the pay cap, the standard rate above it). */
+  rate: number;
+  amount: number;
+}
+
+/**
+ * Swedish employer contributions on one month's benefit value (domain.md §2): the standard rate, the reduced rate for
+ * people born in the years `employerContribution.olderBornFrom`–`olderBornTo`, or the temporary youth rate for those
+ * born `youthBornFrom`–`youthBornTo` in the months `youthFromMonth`–`youthUntilMonth` of a year that has it, on pay up to
+ * `youthPayCap` a month (only the benefit value of the month is known here: the part of it above the cap pays the
+ * standard rate). Without a birth year: the standard rate.
+ */
+export function seEmployerContributions(monthlyValue: number, month: string, birthYear: number | null, p: Params, optional: OptionalParams): SeContributions {
+  const standard = p('employerContributionRate');
+  if (birthYear !== null) {
+    const olderFrom = optional('employerContribution.olderBornFrom');
+    const olderTo = optional('employerContribution.olderBornTo');
+    const olderRate = optional('employerContribution.olderRate');
+    if (olderFrom !== undefined && olderTo !== undefined && olderRate !== undefined && birthYear >= olderFrom && birthYear <= olderTo) {
+      return { category: 'older', rate: olderRate, amount: monthlyValue * olderRate };
+    }
+    const youthRate = optional('employerContribution.youthRate');
+    const bornFrom = optional('employerContribution.youthBornFrom');
+    const bornTo = optional('employerContribution.youthBornTo');
+    const fromMonth = optional('employerContribution.youthFromMonth');
+    const untilMonth = optional('employerContribution.youthUntilMonth');
+    const m = Number(month.slice(5, 7));
+    if (
+      youthRate !== undefined &&
+      bornFrom !== undefined &&
+      bornTo !== undefined &&
+      fromMonth !== undefined &&
+      untilMonth !== undefined &&
+      birthYear >= bornFrom &&
+      birthYear <= bornTo &&
+      m >= fromMonth &&
+      m <= untilMonth
+    ) {
+      const cap = optional('employerContribution.youthPayCap') ?? Number.POSITIVE_INFINITY;
+      const reduced = Math.min(monthlyValue, cap);
+      return { category: 'youth', rate: youthRate, amount: reduced * youthRate + (monthlyValue - reduced) * standard };
+    }
+  }
+  return { category: 'standard', rate: standard, amount: monthlyValue * standard };
 }

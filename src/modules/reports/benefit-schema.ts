@@ -34,6 +34,25 @@ export const benefitCars = pgTable('benefit_cars', {
   holderUserId: integer('holder_user_id'),
   availableFrom: date('available_from', { mode: 'string' }),
   availableUntil: date('available_until', { mode: 'string' }),
+  holderBirthYear: integer('holder_birth_year'),
+  engineCc: integer('engine_cc'),
   updatedBy: integer('updated_by'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** Migration 0460: CO2 per litre (kWh) of fuel per fuel type, country and year, with its basis and source (co2.ts). */
+export const co2Factors = pgTable(
+  'co2_factors',
+  {
+    fuelType: text('fuel_type', { enum: ['petrol', 'diesel', 'electricity', 'gas', 'other'] }).notNull(),
+    country: text('country', { enum: ['SE', 'NO', 'GB'] }).notNull(),
+    year: integer('year').notNull(),
+    kgPerUnit: doublePrecision('kg_per_unit').notNull(),
+    energyUnit: text('energy_unit', { enum: ['l', 'kWh'] }).notNull(),
+    basis: text('basis', { enum: ['ttw-fossil', 'ttw-blend', 'wtw'] }).notNull(),
+    verified: boolean('verified').notNull(),
+    source: text('source').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.fuelType, table.country, table.year] })],
+);

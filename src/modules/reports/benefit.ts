@@ -21,7 +21,12 @@ import {
   MissingBenefitParameter,
   monthsBetween,
   noAnnualBenefit,
+  noBenefitCarFuel,
   noMileage,
+  type SeContributionCategory,
+  seEmployerContributions,
+  ukAdvisoryFuelRate,
+  ukBenefitCarFuel,
   type OptionalParams,
   type Params,
   type Reimbursement,
@@ -82,6 +87,8 @@ const DEFAULT_CAR: BenefitCarInput = {
   holderUserId: null,
   availableFrom: null,
   availableUntil: null,
+  holderBirthYear: null,
+  engineCc: null,
 };
 
 type CarRow = typeof benefitCars.$inferSelect;
@@ -102,6 +109,8 @@ function carInputOf(row: CarRow | undefined): BenefitCarInput {
     holderUserId: row.holderUserId,
     availableFrom: row.availableFrom,
     availableUntil: row.availableUntil,
+    holderBirthYear: row.holderBirthYear,
+    engineCc: row.engineCc,
   };
 }
 
@@ -403,6 +412,7 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
         let valuation: BenefitValuation | null = null;
         let contributions = 0;
         let rate = 0;
+        let category: SeContributionCategory = 'standard';
         const valuable = view.CarUsage === 'benefit' && input.listPrice !== null && (country === 'GB' ? detail.co2GPerKm !== null : input.firstRegistered !== null);
         if (valuable) {
           const listPrice = input.listPrice!;
@@ -419,11 +429,13 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
                   book.optional('SE', year),
                   `${month}-01`,
                 );
-                rate = p('employerContributionRate');
                 // A started month counts as a month the car was available.
                 const value = result.annual / 12;
+                const contribution = seEmployerContributions(value, month, input.holderBirthYear, p, book.optional('SE', year));
+                rate = contribution.rate;
+                category = contribution.category;
                 months.push({ month, share: 1, value, annualValue: result.annual });
-                contributions += value * rate;
+                contributions += contribution.amount;
                 valuation = {
                   country,
                   model: result.model,
@@ -531,6 +543,7 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
           benefitValue: roundMoney(benefitValue),
           employerContributionBasis: roundMoney(benefitValue),
           employerContributionRate: rate,
+          employerContributionCategory: category,
           employerContributions: roundMoney(contributions),
           distanceKm: distance && { business: round1(distance.business), private: round1(distance.private), other: round1(distance.other) },
           problems: [...problems],
@@ -549,8 +562,8 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
         if (!car.trips) continue;
         const kind = car.view.CarUsage === 'private' ? 'ownCar' : car.view.CarUsage === 'benefit' && car.detail.fuelPayer === 'private' ? 'benefitCarFuel' : null;
         if (!kind) continue;
-        if (kind === 'benefitCarFuel' && car.country !== 'SE') {
-          // No tax-free rate for it is known outside Sweden (the UK's advisory fuel rates need the engine size).
+        if (kind === 'benefitCarFuel' && car.country === 'GB' && car.detail.fuelType !== 'petrol' && car.detail.fuelType !== 'diesel' && car.detail.fuelType !== 'electricity') {
+          // The UK's advisory fuel rates here cover petrol, diesel and electricity.
           carRows2.find((row) => row.unitId === car.view.ID)?.problems.push('reports.benefit.fuelRateNotApplied');
           continue;
         }
@@ -577,8 +590,9 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
         let amount: Reimbursement;
         try {
           if (car.country === 'SE') amount = seMileage(kind, km, paidPer10Km, car.input.powertrain, book.of('SE', year));
-          else if (car.country === 'NO') amount = noMileage(km, paidPer10Km, book.of('NO', year));
-          else amount = ukMileage(before, km, paidPer10Km, book.of('GB', ukTaxYear(day)));
+          else if (car.country === 'NO') amount = kind === 'ownCar' ? noMileage(km, paidPer10Km, book.of('NO', year)) : noBenefitCarFuel(km, paidPer10Km, book.of('NO', year));
+          else if (kind === 'ownCar') amount = ukMileage(before, km, paidPer10Km, book.of('GB', ukTaxYear(day)));
+          else amount = ukBenefitCarFuel(km, paidPer10Km, ukAdvisoryFuelRate(car.detail.fuelType, car.input.engineCc, book.of('GB', ukTaxYear(day))) ?? 0);
         } catch (error) {
           if (!(error instanceof MissingBenefitParameter)) throw error;
           const row = carRows2.find((entry) => entry.unitId === car.view.ID);

@@ -5,23 +5,15 @@ import type { Co2Factor, Co2Report, Co2Row } from './model';
 
 /**
  * CO2 (issue point 6): from the unit's g/km when set, else the fuel used × a factor per fuel, country and year, and
- * the report names the factor (basis and source). The factors are tank-to-wheel fossil CO2 per litre from
- * domain.md §6: Norway's from Miljødirektoratet (NIR 2021), Sweden's the common fleet defaults (2.31 / 2.68; the
- * Swedish blend's biofuel share would lower them, but no verified blend figure is at hand, so the fossil factor is
- * used and said). Electricity has no tailpipe CO2 (0 kg/kWh tank-to-wheel). Gas and "other" have no factor: such a
- * unit counts only with its g/km. A factor applies from its year on until a later one for the same fuel and country.
+ * the report names the factor (basis, source and whether it is verified). The factors are data: the `co2_factors`
+ * table (migration 0460, seeded from domain.md §6: Sweden the common fleet defaults 2.31 / 2.68 fossil tank-to-wheel,
+ * Norway Miljødirektoratet NIR 2021, the UK DESNZ/DEFRA 2025 diesel blend), which an operator corrects. Electricity
+ * has no tailpipe CO2 (0 kg/kWh tank-to-wheel). A fuel without a factor (gas, "other") counts only with the unit's
+ * g/km. A factor applies from its year on until a later one for the same fuel and country.
  */
-export const CO2_FACTORS: Co2Factor[] = [
-  { fuelType: 'petrol', country: 'SE', year: 2016, kgPerUnit: 2.31, energyUnit: 'l', basis: 'ttw-fossil', source: 'Common fleet default (domain.md §6)' },
-  { fuelType: 'diesel', country: 'SE', year: 2016, kgPerUnit: 2.68, energyUnit: 'l', basis: 'ttw-fossil', source: 'Common fleet default (domain.md §6)' },
-  { fuelType: 'electricity', country: 'SE', year: 2016, kgPerUnit: 0, energyUnit: 'kWh', basis: 'ttw-fossil', source: 'No tailpipe emission' },
-  { fuelType: 'petrol', country: 'NO', year: 2021, kgPerUnit: 2.32, energyUnit: 'l', basis: 'ttw-fossil', source: 'Miljødirektoratet, NIR 2021' },
-  { fuelType: 'diesel', country: 'NO', year: 2021, kgPerUnit: 2.66, energyUnit: 'l', basis: 'ttw-fossil', source: 'Miljødirektoratet, NIR 2021' },
-  { fuelType: 'electricity', country: 'NO', year: 2016, kgPerUnit: 0, energyUnit: 'kWh', basis: 'ttw-fossil', source: 'No tailpipe emission' },
-];
 
 /** The factor for a fuel in a country and year: the newest from that year or before, else the oldest known. */
-export function co2Factor(fuelType: FuelType | null, country: string, year: number, factors: Co2Factor[] = CO2_FACTORS): Co2Factor | null {
+export function co2Factor(fuelType: FuelType | null, country: string, year: number, factors: Co2Factor[]): Co2Factor | null {
   if (fuelType === null) return null;
   const candidates = factors.filter((factor) => factor.fuelType === fuelType && factor.country === country).sort((a, b) => a.year - b.year);
   if (candidates.length === 0) return null;
@@ -29,9 +21,16 @@ export function co2Factor(fuelType: FuelType | null, country: string, year: numb
 }
 
 /** kg CO2 of one trip and how it was found. */
-export function tripCo2(trip: ReportTrip, unit: ReportUnit | undefined, use: FuelUse, market: Market, year: number): { kg: number; method: Co2Row['method']; factor: Co2Factor | null } {
+export function tripCo2(
+  trip: ReportTrip,
+  unit: ReportUnit | undefined,
+  use: FuelUse,
+  market: Market,
+  year: number,
+  factors: Co2Factor[],
+): { kg: number; method: Co2Row['method']; factor: Co2Factor | null } {
   if (unit?.co2GPerKm != null) return { kg: (unit.co2GPerKm * trip.distanceM) / 1_000_000, method: 'gPerKm', factor: null };
-  const factor = co2Factor(unit?.fuelType ?? null, market, year);
+  const factor = co2Factor(unit?.fuelType ?? null, market, year, factors);
   const quantity = use.perTrip.get(trip.id);
   if (factor && quantity !== undefined) return { kg: quantity * factor.kgPerUnit, method: 'fuelFactor', factor };
   return { kg: 0, method: 'none', factor: null };
@@ -48,6 +47,7 @@ export async function co2Report(
 ): Promise<Co2Report> {
   const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId });
   const use = await fuelUse(source, scope.units, trips, period);
+  const factors = await source.co2Factors();
   const driverIds = [...new Set(trips.flatMap((trip) => (trip.driverUserId === null ? [] : [trip.driverUserId])))];
   const { keyOf, labelOf, unitById } = grouping(scope, await source.driverNames(accountId, driverIds), texts.noDriver);
 
@@ -67,7 +67,7 @@ export async function co2Report(
   for (const trip of trips) {
     const unit = unitById.get(trip.unitId);
     const year = new Date(trip.start).getUTCFullYear();
-    const co2 = tripCo2(trip, unit, use, market, year);
+    const co2 = tripCo2(trip, unit, use, market, year, factors);
     if (co2.factor) used.set(`${co2.factor.fuelType}:${co2.factor.country}:${co2.factor.year}`, co2.factor);
     total += co2.kg;
     const key = keyOf(trip);

@@ -1,4 +1,4 @@
-import type { FleetSource, ReportPeriod, ReportTrip, ResolvedScope } from './fleet-source';
+import type { FleetSource, ReportPeriod, ReportTrip, ResolvedScope, TripAggregate } from './fleet-source';
 import { entry, grouping, reportHeader, round } from './fleet-source';
 import {
   ECO_SENSITIVITIES,
@@ -97,6 +97,17 @@ const emptyTotals = (sensitivity: EcoSensitivity): Totals => ({
   sensitivity,
 });
 
+function addPart(totals: Totals, part: TripAggregate) {
+  totals.trips += part.trips;
+  totals.distanceKm += part.distanceM / 1000;
+  totals.harshAcceleration += part.harshAcceleration;
+  totals.harshBraking += part.harshBraking;
+  totals.harshCornering += part.harshCornering;
+  totals.drivingS += part.drivingS;
+  totals.idleS += part.idleS;
+  totals.overspeedS += part.overspeedS;
+}
+
 function add(totals: Totals, trip: ReportTrip) {
   totals.trips += 1;
   totals.distanceKm += trip.distanceM / 1000;
@@ -129,10 +140,13 @@ export function weekOf(day: string): string {
   return new Date(date.getTime() - weekday * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** The most common sensitivity of a set of units (a driver's trips may be in several). */
-function dominant(sensitivities: EcoSensitivity[]): EcoSensitivity {
+/** The most common sensitivity of a set of units (a driver's trips may be in several), each counted `weight` times. */
+function dominant(sensitivities: Array<EcoSensitivity | { sensitivity: EcoSensitivity; weight: number }>): EcoSensitivity {
   const counts = new Map<EcoSensitivity, number>();
-  for (const s of sensitivities) counts.set(s, (counts.get(s) ?? 0) + 1);
+  for (const s of sensitivities) {
+    const [key, weight] = typeof s === 'string' ? [s, 1] : [s.sensitivity, s.weight];
+    counts.set(key, (counts.get(key) ?? 0) + weight);
+  }
   let best: EcoSensitivity = 'normal';
   let most = 0;
   for (const s of ECO_SENSITIVITIES) {
@@ -152,31 +166,34 @@ export async function ecoReport(
   period: ReportPeriod,
   now: Date,
   texts: { noDriver: string },
-  dayOfInstant: (ms: number) => string,
 ): Promise<EcoReport> {
-  const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId, motion: true });
-  const driverIds = [...new Set(trips.flatMap((trip) => (trip.driverUserId === null ? [] : [trip.driverUserId])))];
+  // The ranking, the fleet and the trend from totals summed in the database; only the newest trips are read one by one.
+  const [{ perUnitDriver, perDay }, newest] = await Promise.all([
+    source.aggregates(accountId, scope.units, period, { driverId: scope.driverId, motion: true }),
+    source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId, motion: true, newest: ECO_TRIP_LIMIT + 1 }),
+  ]);
+  const driverIds = [
+    ...new Set([...perUnitDriver.map((part) => part.driverUserId), ...newest.map((trip) => trip.driverUserId)].filter((id): id is number => id !== null)),
+  ];
   const names = await source.driverNames(accountId, driverIds);
-  const { keyOf, labelOf, unitById } = grouping(scope, names, texts.noDriver);
+  const { labelOf, unitById } = grouping(scope, names, texts.noDriver);
   const sensitivityOf = (unitId: number): EcoSensitivity => unitById.get(unitId)?.sensitivity ?? 'normal';
+  const keyOf = (part: TripAggregate): number => (scope.groupBy === 'vehicle' ? part.unitId! : (part.driverUserId ?? 0));
 
-  const groups = new Map<number, { totals: Totals; sensitivities: EcoSensitivity[] }>();
-  const fleetSensitivities = scope.units.map((unit) => unit.sensitivity);
-  const fleet = emptyTotals(dominant(fleetSensitivities));
+  const groups = new Map<number, { totals: Totals; sensitivities: Array<{ sensitivity: EcoSensitivity; weight: number }> }>();
+  const fleet = emptyTotals(dominant(scope.units.map((unit) => unit.sensitivity)));
+  for (const part of perUnitDriver) {
+    const group = entry(groups, keyOf(part), () => ({ totals: emptyTotals('normal'), sensitivities: [] }));
+    addPart(group.totals, part);
+    group.sensitivities.push({ sensitivity: sensitivityOf(part.unitId!), weight: part.trips });
+    addPart(fleet, part);
+  }
   const weeks = new Map<string, Totals>();
-  const scored: EcoTrip[] = [];
-  for (const trip of trips) {
-    const key = keyOf(trip);
-    const group = entry(groups, key, () => ({ totals: emptyTotals('normal'), sensitivities: [] }));
-    add(group.totals, trip);
-    group.sensitivities.push(sensitivityOf(trip.unitId));
-    add(fleet, trip);
-    const week = weekOf(dayOfInstant(trip.start));
-    const weekTotals = entry(weeks, week, () => (emptyTotals(fleet.sensitivity)));
-    add(weekTotals, trip);
+  for (const part of perDay) addPart(entry(weeks, weekOf(part.day!), () => emptyTotals(fleet.sensitivity)), part);
+  const scored: EcoTrip[] = newest.slice(0, ECO_TRIP_LIMIT).map((trip) => {
     const own = emptyTotals(sensitivityOf(trip.unitId));
     add(own, trip);
-    scored.push({
+    return {
       tripId: trip.id,
       unitId: trip.unitId,
       unitName: unitById.get(trip.unitId)?.name ?? String(trip.unitId),
@@ -191,8 +208,8 @@ export async function ecoReport(
       overspeedS: trip.overspeedS,
       idleS: trip.idleS,
       score: ecoScore(own, ECO_THRESHOLDS[own.sensitivity]).score,
-    });
-  }
+    };
+  });
 
   const rows: EcoRow[] = [...groups.entries()].map(([key, group]) => {
     group.totals.sensitivity = scope.groupBy === 'vehicle' ? sensitivityOf(key) : dominant(group.sensitivities);
@@ -209,15 +226,14 @@ export async function ecoReport(
   rows.forEach((row, index) => {
     row.rank = index > 0 && rows[index - 1]!.score === row.score ? rows[index - 1]!.rank : index + 1;
   });
-  if (scope.groupBy === 'driver') for (const row of rows) row.overspeedKmh = unitOverspeedOfDriver(trips, row.key, unitById);
+  if (scope.groupBy === 'driver') for (const row of rows) row.overspeedKmh = unitOverspeedOfDriver(perUnitDriver, row.key, unitById);
 
-  scored.reverse();
   return {
     ...reportHeader('eco', period, scope, now),
     kind: 'eco',
     rows,
-    trips: scored.slice(0, ECO_TRIP_LIMIT),
-    tripsTruncated: scored.length > ECO_TRIP_LIMIT,
+    trips: scored,
+    tripsTruncated: newest.length > ECO_TRIP_LIMIT,
     fleet: figures(fleet),
     trend: [...weeks.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
@@ -227,9 +243,9 @@ export async function ecoReport(
 }
 
 /** A driver row's speed threshold: the one of the unit the driver drove most (km/h). */
-function unitOverspeedOfDriver(trips: ReportTrip[], driverKey: number, unitById: Map<number, { overspeedKmh: number }>): number {
+function unitOverspeedOfDriver(parts: TripAggregate[], driverKey: number, unitById: Map<number, { overspeedKmh: number }>): number {
   const distance = new Map<number, number>();
-  for (const trip of trips) if ((trip.driverUserId ?? 0) === driverKey) distance.set(trip.unitId, (distance.get(trip.unitId) ?? 0) + trip.distanceM);
+  for (const part of parts) if ((part.driverUserId ?? 0) === driverKey) distance.set(part.unitId!, (distance.get(part.unitId!) ?? 0) + part.distanceM);
   let best = 0;
   let most = -1;
   for (const [unitId, metres] of distance) {

@@ -20,6 +20,7 @@ async function periodFigures(
 ): Promise<EnvironmentPeriod> {
   const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId });
   const use = await fuelUse(source, scope.units, trips, period);
+  const known = await source.co2Factors();
   const unitById = new Map(scope.units.map((unit) => [unit.id, unit]));
   const groups = new Map<string, EnvironmentGroup & { unitIds: Set<number> }>();
   let distanceM = 0;
@@ -29,7 +30,7 @@ async function periodFigures(
     const unit = unitById.get(trip.unitId);
     const fuelType: FuelType | null = unit?.fuelType ?? null;
     const vehicleType = unit?.vehicleType ?? 'passenger_car';
-    const co2 = tripCo2(trip, unit, use, market, new Date(trip.start).getUTCFullYear());
+    const co2 = tripCo2(trip, unit, use, market, new Date(trip.start).getUTCFullYear(), known);
     if (co2.factor) factors.set(`${co2.factor.fuelType}:${co2.factor.country}:${co2.factor.year}`, co2.factor);
     const key = `${fuelType ?? ''}|${vehicleType}`;
     const group = entry(groups, key, () => ({ fuelType, vehicleType, vehicles: 0, distanceKm: 0, energy: 0, energyUnit: energyUnitOf(fuelType), co2Kg: 0, unitIds: new Set<number>() }));

@@ -13,7 +13,6 @@ import {
 } from '../../lib/export';
 import { forbidden } from '../../lib/http';
 import { type Language, translate } from '../../lib/i18n';
-import { dayOf } from '../../lib/time';
 import type { FuelType } from '../accounts/model';
 import type { Actor } from '../auth/model';
 import { BRAND_PUBLIC_DIR, createBrandService } from '../brands/service';
@@ -74,12 +73,11 @@ export function createFleetReports(deps: FleetReportDeps) {
     const scope = await source.scope(actor, query, kind);
     const noDriver = translate(language, 'reports.noDriver');
     const noDepartment = translate(language, 'reports.noDepartment');
-    const dayOfInstant = (ms: number) => dayOf(new Date(ms), timeZone);
     switch (kind) {
       case 'summary':
-        return summaryReport(source, actor.accountId, scope, period, now, { noDriver, noDepartment }, dayOfInstant);
+        return summaryReport(source, actor.accountId, scope, period, now, { noDriver, noDepartment });
       case 'eco':
-        return ecoReport(source, actor.accountId, scope, period, now, { noDriver }, dayOfInstant);
+        return ecoReport(source, actor.accountId, scope, period, now, { noDriver });
       case 'fuel': {
         const { market } = await accountOf(actor.accountId);
         return fuelReport(source, actor.accountId, scope, period, now, { market, prices: await deps.fuelPrices(actor.accountId) }, { noDriver });
@@ -285,7 +283,14 @@ export function reportDocument(report: FleetReport, language: Language, brand: E
       for (const department of report.departments)
         totals.push({ label: `${t('reports.col.department')}: ${department.name}`, unit: 'kg', value: number(department.co2Kg, 1) });
       for (const factor of report.factors)
-        notes.push(t('reports.note.co2Factor', { fuel: fuelName(factor.fuelType), country: factor.country, year: factor.year, value: factor.kgPerUnit, unit: factor.energyUnit, basis: t(`reports.co2Basis.${factor.basis}`), source: factor.source }));
+        notes.push(
+          [
+            t('reports.note.co2Factor', { fuel: fuelName(factor.fuelType), country: factor.country, year: factor.year, value: factor.kgPerUnit, unit: factor.energyUnit, basis: t(`reports.co2Basis.${factor.basis}`), source: factor.source }),
+            factor.verified ? '' : t('reports.note.co2FactorUnverified'),
+          ]
+            .filter(Boolean)
+            .join(' '),
+        );
       break;
     case 'environment': {
       columns = [

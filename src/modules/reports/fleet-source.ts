@@ -7,7 +7,10 @@ import type { TripType } from '../trips/model';
 import type { UnitService } from '../units/service';
 import { fleetReportUnits, reportShowsUnit } from './benefit-access';
 import {
+  type Co2Basis,
+  type Co2Factor,
   type EcoSensitivity,
+  type EnergyUnit,
   REPORT_MAX_MONTHS,
   REPORT_TIME_ZONE,
   type ReportGrouping,
@@ -52,6 +55,47 @@ export interface ReportTrip {
   idleS: number;
   overspeedS: number;
 }
+
+/** Trips summed per unit and driver (`day` null) or per local day (`unitId` and `driverUserId` null). */
+export interface TripAggregate {
+  unitId: number | null;
+  driverUserId: number | null;
+  day: string | null;
+  trips: number;
+  distanceM: number;
+  byType: Record<TripType, number>;
+  drivingS: number;
+  idleS: number;
+  overspeedS: number;
+  maxSpeedKmh: number;
+  harshAcceleration: number;
+  harshBraking: number;
+  harshCornering: number;
+  /** Epoch milliseconds. */
+  firstStart: number;
+  lastStop: number;
+}
+
+type AggregateRow = {
+  g: number;
+  unit_id: number | null;
+  driver_user_id: number | null;
+  day: string | null;
+  trips: number;
+  distance_m: number;
+  business_m: number;
+  private_m: number;
+  other_m: number;
+  driving_s: number;
+  idle_s: number;
+  overspeed_s: number;
+  max_speed_kmh: number | null;
+  harsh_acceleration: number;
+  harsh_braking: number;
+  harsh_cornering: number;
+  first_start_ms: number;
+  last_stop_ms: number;
+};
 
 /** A trip's speed threshold when the unit's feature profile names none (km/h). */
 export const DEFAULT_OVERSPEED_KMH = 110;
@@ -164,8 +208,9 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
      * The trips of the units starting in [start, end) (of one driver when given), oldest first, each with its idle and
      * overspeed seconds from its stored positions when `motion` is asked for.
      */
-    async trips(accountId: number, unitList: ReportUnit[], start: Date, end: Date, options: { driverId?: number | null; motion?: boolean } = {}): Promise<ReportTrip[]> {
+    async trips(accountId: number, unitList: ReportUnit[], start: Date, end: Date, options: { driverId?: number | null; motion?: boolean; newest?: number } = {}): Promise<ReportTrip[]> {
       if (unitList.length === 0) return [];
+      const order = options.newest === undefined ? 'ORDER BY start_time, trip_id' : `ORDER BY start_time DESC, trip_id DESC LIMIT ${Math.max(0, Math.floor(options.newest))}`;
       const ids = unitList.map((unit) => unit.id);
       const rows = await database.query<{
         trip_id: string | number;
@@ -188,7 +233,7 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
          FROM trip_report_rows
          WHERE account_id = $1 AND unit_id = ANY($2::int[]) AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
            AND ($5::int IS NULL OR driver_user_id = $5::int)
-         ORDER BY start_time, trip_id`,
+         ${order}`,
         [accountId, ids, start.toISOString(), end.toISOString(), options.driverId ?? null],
       );
       const trips: ReportTrip[] = rows.map((row) => ({
@@ -207,6 +252,8 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
         overspeedS: 0,
       }));
       if (options.motion && trips.length > 0) {
+        // The newest trips only: their positions, not the whole period's.
+        const from = options.newest === undefined ? start : new Date(Math.min(...trips.map((trip) => trip.start)));
         const motion = await database.query<{ trip_id: string | number; idle_s: number | null; overspeed_s: number | null }>(
           `WITH thresholds AS (SELECT * FROM unnest($2::int[], $3::float8[]) AS x(unit_id, overspeed_kmh)),
            samples AS (
@@ -223,7 +270,7 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
            JOIN samples s ON s.unit_id = t.unit_id AND s.time >= t.start_time AND s.time < t.stop_time
            WHERE t.account_id = $1 AND t.unit_id = ANY($2::int[]) AND t.start_time >= $4::timestamptz AND t.start_time < $5::timestamptz
            GROUP BY t.trip_id`,
-          [accountId, ids, unitList.map((unit) => unit.overspeedKmh), start.toISOString(), end.toISOString(), MAX_SAMPLE_GAP_S, IDLE_SPEED_KMH],
+          [accountId, ids, unitList.map((unit) => unit.overspeedKmh), from.toISOString(), end.toISOString(), MAX_SAMPLE_GAP_S, IDLE_SPEED_KMH],
         );
         const byTrip = new Map(motion.map((row) => [Number(row.trip_id), row]));
         for (const trip of trips) {
@@ -234,6 +281,181 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
         }
       }
       return trips;
+    },
+
+    /**
+     * The trips' totals summed in the database rather than read one by one (a year of a fleet is hundreds of thousands of
+     * trips): per unit and driver, and per local day of `timeZone`. Idle and overspeed seconds come from the trips'
+     * stored positions when `motion` is asked for.
+     */
+    async aggregates(
+      accountId: number,
+      unitList: ReportUnit[],
+      period: Pick<ReportPeriod, 'start' | 'end' | 'timeZone'>,
+      options: { driverId?: number | null; motion?: boolean } = {},
+    ): Promise<{ perUnitDriver: TripAggregate[]; perDay: TripAggregate[] }> {
+      if (unitList.length === 0) return { perUnitDriver: [], perDay: [] };
+      const ids = unitList.map((unit) => unit.id);
+      const motion = options.motion
+        ? `thresholds AS (SELECT * FROM unnest($2::int[], $6::float8[]) AS x(unit_id, overspeed_kmh)),
+           samples AS (
+             SELECT p.unit_id, p.time, p.speed_kmh, p.ignition,
+                    LEAST(extract(epoch FROM lead(p.time) OVER (PARTITION BY p.unit_id ORDER BY p.time) - p.time), $7::float8) AS dt
+             FROM position_report_rows p
+             WHERE p.unit_id = ANY($2::int[]) AND p.time >= $3::timestamptz AND p.time < $4::timestamptz + interval '2 days'
+           ),
+           motion AS (
+             SELECT t.trip_id,
+                    sum(CASE WHEN s.ignition AND s.speed_kmh < $8::float8 THEN s.dt ELSE 0 END) AS idle_s,
+                    sum(CASE WHEN s.speed_kmh > th.overspeed_kmh THEN s.dt ELSE 0 END) AS overspeed_s
+             FROM trip_report_rows t
+             JOIN thresholds th ON th.unit_id = t.unit_id
+             JOIN samples s ON s.unit_id = t.unit_id AND s.time >= t.start_time AND s.time < t.stop_time
+             WHERE t.account_id = $1 AND t.unit_id = ANY($2::int[]) AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
+               AND ($5::int IS NULL OR t.driver_user_id = $5::int)
+             GROUP BY t.trip_id
+           ),`
+        : `motion AS (SELECT NULL::bigint AS trip_id, 0::float8 AS idle_s, 0::float8 AS overspeed_s WHERE $6::float8[] IS NULL AND $7::float8 IS NULL AND $8::float8 IS NULL),`;
+      const params = [
+        accountId,
+        ids,
+        period.start.toISOString(),
+        period.end.toISOString(),
+        options.driverId ?? null,
+        unitList.map((unit) => unit.overspeedKmh),
+        MAX_SAMPLE_GAP_S,
+        IDLE_SPEED_KMH,
+        period.timeZone,
+      ];
+      // Two queries side by side (each scans in parallel; grouping sets would not): per unit and driver, and per local day.
+      const sums = `count(*)::float8 AS trips, sum(distance_m)::float8 AS distance_m,
+                sum(CASE WHEN type = 'business' THEN distance_m ELSE 0 END)::float8 AS business_m,
+                sum(CASE WHEN type = 'private' THEN distance_m ELSE 0 END)::float8 AS private_m,
+                sum(CASE WHEN type = 'other' THEN distance_m ELSE 0 END)::float8 AS other_m,
+                sum(GREATEST(0, extract(epoch FROM stop_time - start_time)))::float8 AS driving_s,
+                sum(idle_s)::float8 AS idle_s, sum(overspeed_s)::float8 AS overspeed_s,
+                max(max_speed_kmh)::float8 AS max_speed_kmh, sum(harsh_acceleration)::float8 AS harsh_acceleration,
+                sum(harsh_braking)::float8 AS harsh_braking, sum(harsh_cornering)::float8 AS harsh_cornering,
+                floor(extract(epoch FROM min(start_time)) * 1000)::float8 AS first_start_ms,
+                floor(extract(epoch FROM max(stop_time)) * 1000)::float8 AS last_stop_ms`;
+      const base = `WITH ${motion}
+         base AS (
+           SELECT t.unit_id, t.driver_user_id, t.start_time, t.stop_time, t.type, t.distance_m, t.max_speed_kmh,
+                  t.harsh_acceleration, t.harsh_braking, t.harsh_cornering,
+                  coalesce(m.idle_s, 0) AS idle_s, coalesce(m.overspeed_s, 0) AS overspeed_s
+           FROM trip_report_rows t LEFT JOIN motion m ON m.trip_id = t.trip_id
+           WHERE t.account_id = $1 AND t.unit_id = ANY($2::int[]) AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
+             AND ($5::int IS NULL OR t.driver_user_id = $5::int)
+         )`;
+      const [byUnitDriver, byDay] = await Promise.all([
+        database.query<AggregateRow>(`${base} SELECT 1 AS g, unit_id, driver_user_id, NULL::text AS day, ${sums} FROM base WHERE $9::text IS NOT NULL GROUP BY unit_id, driver_user_id`, params),
+        database.query<AggregateRow>(
+          `${base}, days AS (SELECT (start_time AT TIME ZONE $9::text)::date AS local_day, * FROM base)
+           SELECT 6 AS g, NULL::int AS unit_id, NULL::int AS driver_user_id, local_day::text AS day, ${sums} FROM days GROUP BY local_day`,
+          params,
+        ),
+      ]);
+      const rows = [...byUnitDriver, ...byDay];
+      const perUnitDriver: TripAggregate[] = [];
+      const perDay: TripAggregate[] = [];
+      for (const row of rows) {
+        const aggregate: TripAggregate = {
+          unitId: row.unit_id === null ? null : Number(row.unit_id),
+          driverUserId: row.driver_user_id === null ? null : Number(row.driver_user_id),
+          day: row.day,
+          trips: Number(row.trips),
+          distanceM: Number(row.distance_m),
+          byType: { business: Number(row.business_m), private: Number(row.private_m), other: Number(row.other_m) },
+          drivingS: Number(row.driving_s),
+          idleS: Math.round(Number(row.idle_s)),
+          overspeedS: Math.round(Number(row.overspeed_s)),
+          maxSpeedKmh: Number(row.max_speed_kmh ?? 0),
+          harshAcceleration: Number(row.harsh_acceleration),
+          harshBraking: Number(row.harsh_braking),
+          harshCornering: Number(row.harsh_cornering),
+          firstStart: Number(row.first_start_ms),
+          lastStop: Number(row.last_stop_ms),
+        };
+        // g: 1 per unit and driver, 6 per day.
+        if (Number(row.g) === 1) perUnitDriver.push(aggregate);
+        else perDay.push(aggregate);
+      }
+      return { perUnitDriver, perDay };
+    },
+
+    /**
+     * First start and last stop per local day and vehicle (or driver), in date order, at most `limit` of them from
+     * `offset` on, and how many there are in all.
+     */
+    async dayRows(
+      accountId: number,
+      unitList: ReportUnit[],
+      period: Pick<ReportPeriod, 'start' | 'end' | 'timeZone'>,
+      options: { driverId?: number | null; groupBy: ReportGrouping; limit: number; offset?: number },
+    ): Promise<{ rows: Array<{ day: string; key: number; firstStart: number; lastStop: number; trips: number; distanceM: number }>; total: number }> {
+      if (unitList.length === 0) return { rows: [], total: 0 };
+      const key = options.groupBy === 'vehicle' ? 'unit_id' : 'coalesce(driver_user_id, 0)';
+      const rows = await database.query<{ day: string; key: number; first_start_ms: number; last_stop_ms: number; trips: number; distance_m: number; total: number }>(
+        `SELECT ((start_time AT TIME ZONE $6::text)::date)::text AS day, ${key} AS key,
+                floor(extract(epoch FROM min(start_time)) * 1000)::float8 AS first_start_ms,
+                floor(extract(epoch FROM max(stop_time)) * 1000)::float8 AS last_stop_ms,
+                count(*)::float8 AS trips, sum(distance_m)::float8 AS distance_m, (count(*) OVER ())::float8 AS total
+         FROM trip_report_rows
+         WHERE account_id = $1 AND unit_id = ANY($2::int[]) AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
+           AND ($5::int IS NULL OR driver_user_id = $5::int)
+         GROUP BY 1, 2
+         ORDER BY 1, 2
+         LIMIT $7::int OFFSET $8::int`,
+        [
+          accountId,
+          unitList.map((unit) => unit.id),
+          period.start.toISOString(),
+          period.end.toISOString(),
+          options.driverId ?? null,
+          period.timeZone,
+          options.limit,
+          options.offset ?? 0,
+        ],
+      );
+      let total = rows.length === 0 ? 0 : Number(rows[0]!.total);
+      if (rows.length === 0 && (options.offset ?? 0) > 0) {
+        const [count] = await database.query<{ total: number }>(
+          `SELECT count(*)::float8 AS total FROM (SELECT 1 FROM trip_report_rows
+             WHERE account_id = $1 AND unit_id = ANY($2::int[]) AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
+               AND ($5::int IS NULL OR driver_user_id = $5::int)
+             GROUP BY (start_time AT TIME ZONE $6::text)::date, ${key}) AS d`,
+          [accountId, unitList.map((unit) => unit.id), period.start.toISOString(), period.end.toISOString(), options.driverId ?? null, period.timeZone],
+        );
+        total = Number(count?.total ?? 0);
+      }
+      return {
+        rows: rows.map((row) => ({
+          day: row.day,
+          key: Number(row.key),
+          firstStart: Number(row.first_start_ms),
+          lastStop: Number(row.last_stop_ms),
+          trips: Number(row.trips),
+          distanceM: Number(row.distance_m),
+        })),
+        total,
+      };
+    },
+
+    /** The CO2 factors per fuel, country and year (table co2_factors, which an operator corrects). */
+    async co2Factors(): Promise<Co2Factor[]> {
+      const rows = await database.query<{ fuel_type: FuelType; country: string; year: number; kg_per_unit: number; energy_unit: EnergyUnit; basis: Co2Basis; verified: boolean; source: string }>(
+        'SELECT fuel_type, country, year, kg_per_unit, energy_unit, basis, verified, source FROM co2_factors ORDER BY fuel_type, country, year',
+      );
+      return rows.map((row) => ({
+        fuelType: row.fuel_type,
+        country: row.country,
+        year: Number(row.year),
+        kgPerUnit: Number(row.kg_per_unit),
+        energyUnit: row.energy_unit,
+        basis: row.basis,
+        verified: row.verified,
+        source: row.source,
+      }));
     },
 
     /** Names of drivers (users of the account, deleted ones too). */

@@ -1,5 +1,14 @@
 import { describe, expect, test } from 'bun:test';
-import { CO2_FACTORS, co2Factor } from './co2';
+import { co2Factor } from './co2';
+import type { Co2Factor } from './model';
+
+/** The seeded rows of migration 0460 this test relies on (the API test reads the table itself). */
+const CO2_FACTORS: Co2Factor[] = [
+  { fuelType: 'petrol', country: 'SE', year: 2016, kgPerUnit: 2.31, energyUnit: 'l', basis: 'ttw-fossil', source: 'fleet default', verified: true },
+  { fuelType: 'diesel', country: 'SE', year: 2016, kgPerUnit: 2.68, energyUnit: 'l', basis: 'ttw-fossil', source: 'fleet default', verified: true },
+  { fuelType: 'petrol', country: 'NO', year: 2021, kgPerUnit: 2.32, energyUnit: 'l', basis: 'ttw-fossil', source: 'NIR 2021', verified: true },
+  { fuelType: 'diesel', country: 'NO', year: 2021, kgPerUnit: 2.66, energyUnit: 'l', basis: 'ttw-fossil', source: 'NIR 2021', verified: true },
+];
 import { analyseFuelLevels, REFUEL_MIN_RISE } from './fuel';
 
 const reading = (minute: number, level: number, speedKmh = 0) => ({ t: minute * 60_000, level, speedKmh, lat: 59, lon: 18 });
@@ -22,12 +31,12 @@ describe('analyseFuelLevels', () => {
 
 describe('co2Factor', () => {
   test('per fuel, country and year, the newest not after the year; none for gas', () => {
-    expect(co2Factor('diesel', 'NO', 2026)).toMatchObject({ kgPerUnit: 2.66, year: 2021, basis: 'ttw-fossil' });
-    expect(co2Factor('petrol', 'SE', 2026)).toMatchObject({ kgPerUnit: 2.31 });
+    expect(co2Factor('diesel', 'NO', 2026, CO2_FACTORS)).toMatchObject({ kgPerUnit: 2.66, year: 2021, basis: 'ttw-fossil' });
+    expect(co2Factor('petrol', 'SE', 2026, CO2_FACTORS)).toMatchObject({ kgPerUnit: 2.31 });
     // Before the first year known: the oldest factor.
-    expect(co2Factor('petrol', 'NO', 2019)).toMatchObject({ year: 2021 });
-    expect(co2Factor('gas', 'SE', 2026)).toBeNull();
-    expect(co2Factor(null, 'SE', 2026)).toBeNull();
+    expect(co2Factor('petrol', 'NO', 2019, CO2_FACTORS)).toMatchObject({ year: 2021 });
+    expect(co2Factor('gas', 'SE', 2026, CO2_FACTORS)).toBeNull();
+    expect(co2Factor(null, 'SE', 2026, CO2_FACTORS)).toBeNull();
     const later = [...CO2_FACTORS, { ...CO2_FACTORS[0]!, year: 2026, kgPerUnit: 2.1, basis: 'ttw-blend' as const }];
     expect(co2Factor('petrol', 'SE', 2026, later)).toMatchObject({ kgPerUnit: 2.1, basis: 'ttw-blend' });
     expect(co2Factor('petrol', 'SE', 2025, later)).toMatchObject({ kgPerUnit: 2.31 });

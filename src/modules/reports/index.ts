@@ -13,7 +13,7 @@ import type { UnitService } from '../units/service';
 import type { FuelType } from '../accounts/model';
 import type { NotificationService } from '../notifications/service';
 import { defineModule } from '../../composition';
-import { createBenefitService } from './benefit';
+import { type BenefitService, createBenefitService } from './benefit';
 import { benefitRoutes } from './benefit-export';
 import { createReportSchedules, reportScheduleRoutes, SCHEDULE_SCAN_JOB } from './schedule';
 
@@ -98,8 +98,8 @@ export const reportsModule = defineModule({
 export const reportSchedulesModule = defineModule({
   name: 'reportSchedules',
   needs: ['reports', 'notifications'],
-  create: (platform, { reports, notifications }: { reports: ReportService; notifications: NotificationService }) =>
-    createReportSchedules(platform, reports.fleet, notifications),
+  create: (platform, { reports, notifications }: { reports: ReportService & { benefit: BenefitService }; notifications: NotificationService }) =>
+    createReportSchedules(platform, reports.fleet, notifications, reports.benefit),
   routes: (schedules, { auth }: { auth: AuthService }) => reportScheduleRoutes(schedules, auth),
   jobs: (schedules) => [
     {

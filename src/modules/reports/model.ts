@@ -198,10 +198,15 @@ export interface SummaryDay {
   distanceKm: number;
 }
 
+/** The summary's per-day rows are capped (a year of a fleet has hundreds of thousands); the totals cover every day. */
+export const SUMMARY_DAY_LIMIT = 1000;
+
 export interface SummaryReport extends ReportHeader {
   kind: 'summary';
   rows: SummaryRow[];
+  /** First start and last stop per day, in date order: at most `SUMMARY_DAY_LIMIT` of the `daysTotal` rows. */
   days: SummaryDay[];
+  daysTotal: number;
   /** Totals per department (null id: units without a department) and for the fleet (everything in the report). */
   departments: Array<{ id: number | null; name: string } & SummaryFigures>;
   fleet: SummaryFigures;
@@ -357,6 +362,8 @@ export interface Co2Factor {
   energyUnit: EnergyUnit;
   basis: Co2Basis;
   source: string;
+  /** False for a value no primary source was found for (domain.md's open items): to be confirmed by the operator. */
+  verified: boolean;
 }
 
 export interface Co2Row extends ReportRowKey {
@@ -427,10 +434,14 @@ export const SCHEDULE_MAX_RECIPIENTS = 20;
  * `POST /api/reports/schedules`, `PUT /api/reports/schedules/:id`: a report sent by e-mail as an attachment, weekly
  * (Monday, covering the week before) or monthly (the 1st, covering the month before), to account users and/or addresses.
  */
+/** What can be scheduled: every fleet report and the benefit value and reimbursement report. */
+export const SCHEDULE_KINDS = [...REPORT_KINDS, 'benefit'] as const;
+export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
+
 export const scheduleInputSchema = z
   .object({
     name: z.string().trim().min(1).max(SCHEDULE_NAME_MAX),
-    kind: z.enum(REPORT_KINDS),
+    kind: z.enum(SCHEDULE_KINDS),
     scope: reportScopeSchema,
     frequency: z.enum(SCHEDULE_FREQUENCIES),
     format: z.enum(REPORT_FORMATS),
@@ -447,7 +458,7 @@ export type ScheduleInput = z.output<typeof scheduleInputSchema>;
 export interface ReportSchedule {
   id: number;
   name: string;
-  kind: ReportKind;
+  kind: ScheduleKind;
   scope: ReportScope;
   frequency: ScheduleFrequency;
   format: ReportFormat;
@@ -556,6 +567,10 @@ export const benefitCarSchema = z.object({
   /** The months the car is available to the holder: from / until (inclusive days); null: open. */
   availableFrom: benefitDate.nullable().default(null),
   availableUntil: benefitDate.nullable().default(null),
+  /** Sweden: the holder's birth year, which chooses the employer-contribution rate (older or young employees). */
+  holderBirthYear: z.number().int().min(1900).max(2100).nullable().default(null),
+  /** UK: the engine size in cc, which chooses the advisory fuel rate's band. */
+  engineCc: z.number().int().min(1).max(20_000).nullable().default(null),
 });
 export type BenefitCarInput = z.output<typeof benefitCarSchema>;
 
@@ -628,6 +643,8 @@ export interface BenefitCarRow {
   /** Employer contributions on the benefit value (arbetsgivaravgift, arbeidsgiveravgift, Class 1A NIC). */
   employerContributionBasis: number;
   employerContributionRate: number;
+  /** Sweden: which rate applied (the last month's): standard, older employees or the temporary youth rate. */
+  employerContributionCategory: 'standard' | 'older' | 'youth';
   employerContributions: number;
   /** Distances from the trip log in the period, km; null without access. */
   distanceKm: { business: number; private: number; other: number } | null;

@@ -118,3 +118,39 @@ describe('/api/reports/schedules', () => {
     expect(mail.attachments[0]!.content.startsWith('%PDF')).toBe(true);
   }, 60_000);
 });
+
+describe('a scheduled benefit report', () => {
+  test('a monthly benefit value report arrives by e-mail with the month before as its attachment', async () => {
+    app.clock.set('2026-03-20T08:00:00Z');
+    token = await app.login(owner);
+    const car = await addUnit(app, owner.accountId, '356307042492002', 'Benefit EV');
+    await app.database.query(`UPDATE units SET car_usage = 'benefit', fuel_type = 'electricity', fuel_consumption_per_10km = 1.8, co2_g_per_km = 0, fuel_payer = 'company' WHERE id = $1`, [car]);
+    const put = await app.call('PUT', `/api/reports/benefit/cars/${car}`, {
+      token,
+      body: { listPrice: 639_900, powertrain: 'electric', firstRegistered: '2024-01-15', vehicleTax: 360 },
+    });
+    expect(put.status).toBe(200);
+    const created = await app.call<ReportSchedule>('POST', '/api/reports/schedules', {
+      token,
+      body: input({ name: 'Benefit monthly', kind: 'benefit', frequency: 'monthly', format: 'csv', scope: { unitIds: [car], groupBy: 'vehicle' }, recipientEmails: ['payroll@example.com'] }),
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.data).toMatchObject({ kind: 'benefit', frequency: 'monthly', nextRunAt: '2026-04-01T04:00:00.000Z' });
+    // Another account cannot schedule a benefit report of this car.
+    const stranger = await app.login(await app.createAccount());
+    expect((await app.call('POST', '/api/reports/schedules', { token: stranger, body: input({ kind: 'benefit', scope: { unitIds: [car], groupBy: 'vehicle' } }) })).status).toBe(404);
+
+    app.clock.set('2026-04-01T04:00:30Z');
+    expect(await app.services.reportSchedules.queueDue()).toBeGreaterThanOrEqual(1);
+    await app.platform.queue.drain();
+    const mail = await app.smtp.waitFor('payroll@example.com');
+    expect(mail.subject).toContain('Benefit monthly');
+    expect(mail.subject).toContain('2026-03-01');
+    expect(mail.attachments).toHaveLength(1);
+    const attachment = mail.attachments[0]!;
+    expect(attachment.filename).toMatch(/2026-03-01-2026-03-31\.csv$/);
+    expect(attachment.content).toContain('Benefit EV');
+    // domain.md's worked example with 2026's parameters: 17 168 + 2.785 % × 319 950 + 13 % × 319 950 + 360 = 68 032.11 a year, 5 669.34 a month.
+    expect(attachment.content).toMatch(/5[\s\u00a0]?669[.,]34/);
+  }, 60_000);
+});

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import type { Querier } from '../../lib/db/client';
-import { renderExportBytes } from '../../lib/export';
+import { type ExportDocument, renderExportBytes } from '../../lib/export';
 import { AppError, fieldError, forbidden, notFound, ok } from '../../lib/http';
 import { isLanguage, type Language, translate } from '../../lib/i18n';
 import type { Platform } from '../../lib/platform';
@@ -11,17 +11,18 @@ import { authGuard, requireActor } from '../auth';
 import type { Actor } from '../auth/model';
 import type { AuthService } from '../auth/service';
 import type { NotificationService } from '../notifications/service';
+import type { BenefitService } from './benefit';
 import { weekOf } from './eco';
 import type { FleetReports } from './fleet-reports';
 import {
   REPORT_TIME_ZONE,
   type ReportFormat,
-  type ReportKind,
   type ReportSchedule,
   type ReportScheduleList,
   type ReportScope,
   type ScheduleFrequency,
   type ScheduleInput,
+  type ScheduleKind,
   scheduleInputSchema,
 } from './model';
 import { z } from '../../lib/validation';
@@ -72,7 +73,7 @@ interface ScheduleRow extends Record<string, unknown> {
   account_id: number;
   created_by: number;
   name: string;
-  kind: ReportKind;
+  kind: ScheduleKind;
   scope: ReportScope;
   frequency: ScheduleFrequency;
   format: ReportFormat;
@@ -116,7 +117,12 @@ function view(row: ScheduleRow): ReportSchedule {
   };
 }
 
-export function createReportSchedules(platform: Platform, fleet: FleetReports, notifications: Pick<NotificationService, 'send'>) {
+export function createReportSchedules(
+  platform: Platform,
+  fleet: FleetReports,
+  notifications: Pick<NotificationService, 'send'>,
+  benefit: Pick<BenefitService, 'exportFile'>,
+) {
   const { database, clock, queue, log } = platform;
 
   const zoneOf = (actor: Actor) => (isTimeZone(actor.timezone) ? actor.timezone : REPORT_TIME_ZONE);
@@ -135,7 +141,9 @@ export function createReportSchedules(platform: Platform, fleet: FleetReports, n
   }
 
   async function check(actor: Actor, input: ScheduleInput) {
-    await fleet.checkScope(actor, input.kind, input.scope);
+    // The benefit report's scope is checked like the summary's: both show a locked car without access (spec §6), and
+    // the units, department and driver named must be the caller's alike.
+    await fleet.checkScope(actor, input.kind === 'benefit' ? 'summary' : input.kind, input.scope);
     const ids = [...new Set(input.recipientUserIds)];
     if (ids.length > 0) {
       const rows = await database.query<{ id: number }>('SELECT id FROM user_directory WHERE account_id = $1 AND id = ANY($2::int[])', [actor.accountId, ids]);
@@ -157,9 +165,13 @@ export function createReportSchedules(platform: Platform, fleet: FleetReports, n
     const period = periodOfRun(row.frequency, due, timeZone);
     const language: Language = isLanguage(actor.language) ? actor.language : 'sv';
     const scope = view(row).scope;
-    let file: Awaited<ReturnType<FleetReports['fleetReportFile']>>;
+    let file: { document: ExportDocument; fileName: string };
     try {
-      file = await fleet.fleetReportFile(actor, row.kind, { ...scope, ...period }, row.format, language, timeZone);
+      // The benefit report counts whole months: a run covers the months of its days (a monthly run: the month before).
+      file =
+        row.kind === 'benefit'
+          ? await benefit.exportFile(actor, { ...scope, ...period, format: row.format, lang: language }, {})
+          : await fleet.fleetReportFile(actor, row.kind, { ...scope, ...period }, row.format, language, timeZone);
     } catch (error) {
       if (error instanceof AppError) {
         await database.query('UPDATE report_schedules SET last_error = $2, last_run_at = $3 WHERE id = $1', [row.id, error.key, clock.now().toISOString()]);

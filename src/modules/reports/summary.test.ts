@@ -225,6 +225,24 @@ describe('GET /api/reports/fuel and co2', () => {
     expect(report.departments.find((department) => department.id === sales)).toMatchObject({ co2Kg: 27.5, distanceKm: 90 });
     expect(report.months).toEqual([{ month: '2026-02', distanceKm: 135, co2Kg: 27.5 }]);
     expect(report.factors.map((factor) => factor.fuelType).sort()).toEqual(['electricity', 'petrol']);
+    expect(report.factors.find((factor) => factor.fuelType === 'petrol')).toMatchObject({ year: 2016, verified: true, energyUnit: 'l' });
+  });
+
+  test('the factors are data: a factor the operator adds for a later year is used and named, with its basis', async () => {
+    await app.database.query(
+      `INSERT INTO co2_factors (fuel_type, country, year, kg_per_unit, energy_unit, basis, verified, source) VALUES ('petrol', 'SE', 2026, 2.0, 'l', 'ttw-blend', false, 'Operator: blend 2026')`,
+    );
+    try {
+      const report = (await app.call<Co2Report>('GET', `/api/reports/co2?${FEB}`, { token })).body.data!;
+      const car = report.rows.find((row) => row.key === petrol)!;
+      // 8 l × 2.0 kg/l.
+      expect(car).toMatchObject({ method: 'fuelFactor', fuelQuantity: 8, co2Kg: 16 });
+      expect(car.factor).toMatchObject({ year: 2026, kgPerUnit: 2, basis: 'ttw-blend', verified: false, source: 'Operator: blend 2026' });
+      const csv = await (await raw(`/api/reports/co2?${FEB}&format=csv`, token)).text();
+      expect(csv).toContain('Operator: blend 2026');
+    } finally {
+      await app.database.query(`DELETE FROM co2_factors WHERE fuel_type = 'petrol' AND country = 'SE' AND year = 2026`);
+    }
   });
 });
 

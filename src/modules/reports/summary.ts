@@ -1,6 +1,6 @@
 import type { TripType } from '../trips/model';
-import { daysOf, type FleetSource, grouping, type ReportPeriod, type ReportTrip, type ResolvedScope, reportHeader, round, entry } from './fleet-source';
-import type { SummaryDay, SummaryFigures, SummaryReport, SummaryRow } from './model';
+import { daysOf, entry, type FleetSource, grouping, type ReportPeriod, type ResolvedScope, reportHeader, round, type TripAggregate } from './fleet-source';
+import { SUMMARY_DAY_LIMIT, type SummaryDay, type SummaryFigures, type SummaryReport, type SummaryRow } from './model';
 
 /**
  * The summary report (spec §1): per vehicle or driver the trips, distance per trip type, driving time, idle time
@@ -19,13 +19,15 @@ interface Acc {
 
 const emptyAcc = (): Acc => ({ trips: 0, distanceM: 0, byType: { business: 0, private: 0, other: 0 }, drivingS: 0, idleS: 0, maxSpeedKmh: 0 });
 
-function add(acc: Acc, trip: ReportTrip) {
-  acc.trips += 1;
-  acc.distanceM += trip.distanceM;
-  acc.byType[trip.type] += trip.distanceM;
-  acc.drivingS += Math.max(0, (trip.stop - trip.start) / 1000);
-  acc.idleS += trip.idleS;
-  if (trip.maxSpeedKmh > acc.maxSpeedKmh) acc.maxSpeedKmh = trip.maxSpeedKmh;
+function add(acc: Acc, part: TripAggregate) {
+  acc.trips += part.trips;
+  acc.distanceM += part.distanceM;
+  acc.byType.business += part.byType.business;
+  acc.byType.private += part.byType.private;
+  acc.byType.other += part.byType.other;
+  acc.drivingS += part.drivingS;
+  acc.idleS += part.idleS;
+  if (part.maxSpeedKmh > acc.maxSpeedKmh) acc.maxSpeedKmh = part.maxSpeedKmh;
 }
 
 export function summaryFigures(acc: Acc): SummaryFigures {
@@ -48,43 +50,39 @@ export async function summaryReport(
   period: ReportPeriod,
   now: Date,
   texts: { noDriver: string; noDepartment: string },
-  dayOfInstant: (ms: number) => string,
 ): Promise<SummaryReport> {
-  const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId, motion: true });
-  const driverIds = [...new Set(trips.flatMap((trip) => (trip.driverUserId === null ? [] : [trip.driverUserId])))];
+  // Summed in the database per unit and driver and per day; the per-day rows of each vehicle or driver are capped.
+  const [{ perUnitDriver, perDay: dayTotals }, dayRows] = await Promise.all([
+    source.aggregates(accountId, scope.units, period, { driverId: scope.driverId, motion: true }),
+    source.dayRows(accountId, scope.units, period, { driverId: scope.driverId, groupBy: scope.groupBy, limit: SUMMARY_DAY_LIMIT }),
+  ]);
+  const driverIds = [...new Set(perUnitDriver.flatMap((part) => (part.driverUserId === null ? [] : [part.driverUserId])))];
   const names = await source.driverNames(accountId, driverIds);
-  const { keyOf, labelOf, unitById } = grouping(scope, names, texts.noDriver);
+  const { labelOf, unitById } = grouping(scope, names, texts.noDriver);
+  const keyOf = (part: TripAggregate): number => (scope.groupBy === 'vehicle' ? part.unitId! : (part.driverUserId ?? 0));
 
   const rows = new Map<number, Acc>();
   const departments = new Map<number | null, { name: string; acc: Acc }>();
   const fleet = emptyAcc();
-  const days = new Map<string, SummaryDay>();
-  const perDay = new Map<string, Record<TripType, number>>();
-  for (const trip of trips) {
-    const key = keyOf(trip);
-    const acc = entry<number, Acc>(rows, key, () => (emptyAcc()));
-    add(acc, trip);
-    add(fleet, trip);
-    const department = unitById.get(trip.unitId)?.department ?? null;
+  for (const part of perUnitDriver) {
+    const acc = entry<number, Acc>(rows, keyOf(part), () => emptyAcc());
+    add(acc, part);
+    add(fleet, part);
+    const department = unitById.get(part.unitId!)?.department ?? null;
     const dept = entry(departments, department?.id ?? null, () => ({ name: department?.name ?? texts.noDepartment, acc: emptyAcc() }));
-    add(dept.acc, trip);
-
-    const date = dayOfInstant(trip.start);
-    const dayKey = `${date}|${key}`;
-    const day = days.get(dayKey);
-    const start = new Date(trip.start).toISOString();
-    const stop = new Date(trip.stop).toISOString();
-    if (!day) {
-      days.set(dayKey, { date, key, name: labelOf(key).name, firstStart: start, lastStop: stop, trips: 1, distanceKm: trip.distanceM / 1000 });
-    } else {
-      if (start < day.firstStart) day.firstStart = start;
-      if (stop > day.lastStop) day.lastStop = stop;
-      day.trips += 1;
-      day.distanceKm += trip.distanceM / 1000;
-    }
-    const distance = entry(perDay, date, () => ({ business: 0, private: 0, other: 0 }));
-    distance[trip.type] += trip.distanceM / 1000;
+    add(dept.acc, part);
   }
+  const perDay = new Map<string, Record<TripType, number>>();
+  for (const part of dayTotals) perDay.set(part.day!, { business: part.byType.business / 1000, private: part.byType.private / 1000, other: part.byType.other / 1000 });
+  const days: SummaryDay[] = dayRows.rows.map((row) => ({
+    date: row.day,
+    key: row.key,
+    name: labelOf(row.key).name,
+    firstStart: new Date(row.firstStart).toISOString(),
+    lastStop: new Date(row.lastStop).toISOString(),
+    trips: row.trips,
+    distanceKm: row.distanceM / 1000,
+  }));
 
   const summaryRows: SummaryRow[] = [...rows.entries()]
     .map(([key, acc]) => ({ ...labelOf(key), ...summaryFigures(acc) }))
@@ -93,9 +91,8 @@ export async function summaryReport(
     ...reportHeader('summary', period, scope, now),
     kind: 'summary',
     rows: summaryRows,
-    days: [...days.values()]
-      .map((day) => ({ ...day, distanceKm: round(day.distanceKm, 1) }))
-      .sort((a, b) => a.date.localeCompare(b.date) || a.name.localeCompare(b.name)),
+    days: days.map((day) => ({ ...day, distanceKm: round(day.distanceKm, 1) })).sort((a, b) => a.date.localeCompare(b.date) || a.name.localeCompare(b.name)),
+    daysTotal: dayRows.total,
     departments: [...departments.entries()]
       .map(([id, dept]) => ({ id, name: dept.name, ...summaryFigures(dept.acc) }))
       .sort((a, b) => (a.id === null ? 1 : b.id === null ? -1 : a.name.localeCompare(b.name))),

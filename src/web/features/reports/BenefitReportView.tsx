@@ -70,7 +70,10 @@ export function BenefitReportView({ report, formats }: { report: BenefitReport; 
       cell: (row) => (
         <>
           <div>{money(row.employerContributions, row.currency)}</div>
-          <div className="report-sub">{formats.percent(row.employerContributionRate)}</div>
+          <div className="report-sub">
+            {formats.percent(row.employerContributionRate)}
+            {row.employerContributionCategory !== undefined && row.employerContributionCategory !== 'standard' && ` · ${t(`reports.benefit.contributionCategory.${row.employerContributionCategory}`)}`}
+          </div>
         </>
       ),
     },

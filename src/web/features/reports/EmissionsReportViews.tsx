@@ -27,6 +27,7 @@ function Factors({ factors, formats }: { factors: readonly Co2Factor[]; formats:
           <li key={`${f.fuelType}-${f.country}-${f.year}-${f.basis}`}>
             {fuelName(f.fuelType)}, {f.country} {f.year}: {formats.one(f.kgPerUnit * 1000)} g CO₂/{f.energyUnit === 'kWh' ? 'kWh' : 'l'} · {t(`reports.co2.basis.${f.basis}`)}
             <span className="report-sub"> ({f.source})</span>
+            {f.verified === false && <span className="report-badge"> · {t('reports.co2.factorUnverified')}</span>}
           </li>
         ))}
       </ul>

@@ -112,6 +112,11 @@ export function SummaryReportView({ report, formats }: { report: SummaryReport; 
         empty={<p className="report-hint">{t('reports.noTrips')}</p>}
         testId="summary-days"
       />
+      {report.daysTotal > report.days.length && (
+        <p className="report-hint" data-testid="summary-days-capped">
+          {t('reports.summary.daysCapped', { shown: report.days.length, total: report.daysTotal })}
+        </p>
+      )}
     </>
   );
 }

@@ -7,8 +7,8 @@
 export const REPORT_KINDS = ['summary', 'benefit', 'eco', 'fuel', 'co2', 'environment'] as const;
 export type ReportKind = (typeof REPORT_KINDS)[number];
 
-/** The reports a schedule can send (the fleet reports; see `scheduleInputSchema`). */
-export const SCHEDULED_KINDS = ['summary', 'eco', 'fuel', 'co2', 'environment'] as const satisfies readonly ReportKind[];
+/** The reports a schedule can send (every report; see `scheduleInputSchema`). */
+export const SCHEDULED_KINDS = ['summary', 'benefit', 'eco', 'fuel', 'co2', 'environment'] as const satisfies readonly ReportKind[];
 export type ScheduledKind = (typeof SCHEDULED_KINDS)[number];
 export const isScheduledKind = (kind: ReportKind): kind is ScheduledKind => SCHEDULED_KINDS.includes(kind as ScheduledKind);
 
@@ -65,4 +65,41 @@ export function reportExportPath(kind: ReportKind, filters: ReportFilters, forma
 /** The file name used when the server names none. */
 export function reportFallbackName(kind: ReportKind, filters: ReportFilters, format: ReportExportFormat): string {
   return `${kind}${filters.from ? `-${filters.from}` : ''}${filters.to ? `-${filters.to}` : ''}.${format}`;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const positiveId = (value: string | null): number | null => {
+  if (value === null || !/^\d{1,10}$/.test(value)) return null;
+  const id = Number(value);
+  return id > 0 && id <= 2_147_483_647 ? id : null;
+};
+
+/**
+ * The filters kept in the screen's address (`?unitIds=1,2&departmentId=3&driverId=4&from=…&to=…&groupBy=driver`), so a
+ * reload or a shared link shows the same report. What cannot be read is left out (the default in its place).
+ */
+export function filtersFromSearch(search: URLSearchParams): ReportFilters {
+  const unitIds = [...new Set((search.get('unitIds') ?? '').split(',').map((part) => positiveId(part.trim())).filter((id): id is number => id !== null))];
+  const from = search.get('from');
+  const to = search.get('to');
+  return {
+    unitIds,
+    departmentId: positiveId(search.get('departmentId')),
+    driverId: positiveId(search.get('driverId')),
+    ...(from && DAY.test(from) ? { from } : {}),
+    ...(to && DAY.test(to) ? { to } : {}),
+    groupBy: search.get('groupBy') === 'driver' ? 'driver' : 'vehicle',
+  };
+}
+
+/** The filters as the screen's address query (the per-vehicle default and unset filters left out). */
+export function filtersToSearch(filters: ReportFilters): URLSearchParams {
+  const search = new URLSearchParams();
+  if (filters.unitIds.length > 0) search.set('unitIds', [...filters.unitIds].sort((a, b) => a - b).join(','));
+  if (filters.departmentId !== null) search.set('departmentId', String(filters.departmentId));
+  if (filters.driverId !== null) search.set('driverId', String(filters.driverId));
+  if (filters.from) search.set('from', filters.from);
+  if (filters.to) search.set('to', filters.to);
+  if (filters.groupBy !== 'vehicle') search.set('groupBy', filters.groupBy);
+  return search;
 }
