@@ -72,6 +72,7 @@ export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {
  * fails if one of them is fixed and still listed here, or if a new table joins them.
  */
 export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
+  'alarm_ble_sightings', // keyed by the tag: re-pairing moves its row to another unit
   'alarm_deliveries',
   'alarm_receivers',
   'alarms',
@@ -116,6 +117,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   announcements: reference,
   app_settings: reference,
   benefit_parameters: reference,
+  co2_factors: reference, // CO2 per litre by fuel, country and year, corrected by the operator
   tracker_stock: reference,
   spatial_ref_sys: reference, // PostGIS's own
 
@@ -140,6 +142,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   geofence_unit_marks: unit,
   unit_engine_hours: unit,
   alarm_unit_inputs: unit,
+  alarm_ble_sightings: unit, // where each paired BLE tag was last heard, by the unit that heard it
 
   // per-account tables, distributed by account_id
   account_fuel_prices: account,
