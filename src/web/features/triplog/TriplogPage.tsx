@@ -2,7 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } fro
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { UnitView } from '../../../modules/units/model';
-import { useSearchParams } from 'react-router';
+import { useLocation, useSearchParams } from 'react-router';
 import { PURPOSE_MAX, NOTE_MAX, TRIP_TYPES, type TripLogEntry, type TripType } from '../../../modules/trips/model';
 import { ColumnChooser, type DataColumn, DataTable } from '../../components/DataTable';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
@@ -168,7 +168,10 @@ export function TriplogPage() {
     Object.fromEntries(QUERY_KEYS.flatMap((key) => (params.has(key) ? [[key, params.get(key)!]] : []))),
   );
   const setQuery = useCallback((changes: Partial<Record<QueryKey, string | undefined>>) => setQueryState((current) => withChanges(current, changes)), []);
+  const { pathname } = useLocation();
   useEffect(() => {
+    // Once the user has left for another screen (still loading, this one still shown), a write here would take them back.
+    if (window.location.pathname !== pathname) return;
     const next = new URLSearchParams(window.location.search);
     for (const key of QUERY_KEYS) {
       const value = query[key];
@@ -176,7 +179,7 @@ export function TriplogPage() {
       else next.set(key, value);
     }
     if (next.toString() !== new URLSearchParams(window.location.search).toString()) setParams(next, { replace: true });
-  }, [query, setParams]);
+  }, [query, setParams, pathname]);
   const askedUnit = Number(query.unit);
   const unitId = units.data?.some((unit) => unit.ID === askedUnit) ? askedUnit : (latestDriven(units.data ?? [])?.ID ?? null);
   const from = query.from;
