@@ -113,6 +113,32 @@ export interface ReportPeriod {
 }
 
 /** The report's days: this month by default (environment: this year); at most 12 months (spec §5). */
+/**
+ * Idle and overspeed seconds per trip from its stored positions: the CTEs `thresholds`, `samples` and `motion`
+ * (trip_id, idle_s, overspeed_s), over the query's placeholders as named (the trip reader and the aggregates number
+ * them differently).
+ */
+function tripMotionCtes(p: { account: string; units: string; from: string; to: string; thresholds: string; gap: string; idle: string; driver?: string }): string {
+  return `thresholds AS (SELECT * FROM unnest(${p.units}::int[], ${p.thresholds}::float8[]) AS x(unit_id, overspeed_kmh)),
+           samples AS (
+             SELECT p.unit_id, p.time, p.speed_kmh, p.ignition,
+                    LEAST(extract(epoch FROM lead(p.time) OVER (PARTITION BY p.unit_id ORDER BY p.time) - p.time), ${p.gap}::float8) AS dt
+             FROM position_report_rows p
+             WHERE p.unit_id = ANY(${p.units}::int[]) AND p.time >= ${p.from}::timestamptz AND p.time < ${p.to}::timestamptz + interval '2 days'
+           ),
+           motion AS (
+             SELECT t.trip_id,
+                    sum(CASE WHEN s.ignition AND s.speed_kmh < ${p.idle}::float8 THEN s.dt ELSE 0 END) AS idle_s,
+                    sum(CASE WHEN s.speed_kmh > th.overspeed_kmh THEN s.dt ELSE 0 END) AS overspeed_s
+             FROM trip_report_rows t
+             JOIN thresholds th ON th.unit_id = t.unit_id
+             JOIN samples s ON s.unit_id = t.unit_id AND s.time >= t.start_time AND s.time < t.stop_time
+             WHERE t.account_id = ${p.account} AND t.unit_id = ANY(${p.units}::int[]) AND t.start_time >= ${p.from}::timestamptz AND t.start_time < ${p.to}::timestamptz
+               ${p.driver ? `AND (${p.driver}::int IS NULL OR t.driver_user_id = ${p.driver}::int)` : ''}
+             GROUP BY t.trip_id
+           )`;
+}
+
 export function resolvePeriod(query: { from?: string; to?: string }, now: Date, timeZone: string, kind: ReportKind): ReportPeriod {
   const today = dayOf(now, timeZone);
   const yearly = kind === 'environment';
@@ -255,21 +281,8 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
         // The newest trips only: their positions, not the whole period's.
         const from = options.newest === undefined ? start : new Date(Math.min(...trips.map((trip) => trip.start)));
         const motion = await database.query<{ trip_id: string | number; idle_s: number | null; overspeed_s: number | null }>(
-          `WITH thresholds AS (SELECT * FROM unnest($2::int[], $3::float8[]) AS x(unit_id, overspeed_kmh)),
-           samples AS (
-             SELECT p.unit_id, p.time, p.speed_kmh, p.ignition,
-                    LEAST(extract(epoch FROM lead(p.time) OVER (PARTITION BY p.unit_id ORDER BY p.time) - p.time), $6::float8) AS dt
-             FROM position_report_rows p
-             WHERE p.unit_id = ANY($2::int[]) AND p.time >= $4::timestamptz AND p.time < $5::timestamptz + interval '2 days'
-           )
-           SELECT t.trip_id,
-                  sum(CASE WHEN s.ignition AND s.speed_kmh < $7::float8 THEN s.dt ELSE 0 END) AS idle_s,
-                  sum(CASE WHEN s.speed_kmh > th.overspeed_kmh THEN s.dt ELSE 0 END) AS overspeed_s
-           FROM trip_report_rows t
-           JOIN thresholds th ON th.unit_id = t.unit_id
-           JOIN samples s ON s.unit_id = t.unit_id AND s.time >= t.start_time AND s.time < t.stop_time
-           WHERE t.account_id = $1 AND t.unit_id = ANY($2::int[]) AND t.start_time >= $4::timestamptz AND t.start_time < $5::timestamptz
-           GROUP BY t.trip_id`,
+          `WITH ${tripMotionCtes({ account: '$1', units: '$2', thresholds: '$3', from: '$4', to: '$5', gap: '$6', idle: '$7' })}
+           SELECT trip_id, idle_s, overspeed_s FROM motion`,
           [accountId, ids, unitList.map((unit) => unit.overspeedKmh), from.toISOString(), end.toISOString(), MAX_SAMPLE_GAP_S, IDLE_SPEED_KMH],
         );
         const byTrip = new Map(motion.map((row) => [Number(row.trip_id), row]));
@@ -297,24 +310,7 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
       if (unitList.length === 0) return { perUnitDriver: [], perDay: [] };
       const ids = unitList.map((unit) => unit.id);
       const motion = options.motion
-        ? `thresholds AS (SELECT * FROM unnest($2::int[], $6::float8[]) AS x(unit_id, overspeed_kmh)),
-           samples AS (
-             SELECT p.unit_id, p.time, p.speed_kmh, p.ignition,
-                    LEAST(extract(epoch FROM lead(p.time) OVER (PARTITION BY p.unit_id ORDER BY p.time) - p.time), $7::float8) AS dt
-             FROM position_report_rows p
-             WHERE p.unit_id = ANY($2::int[]) AND p.time >= $3::timestamptz AND p.time < $4::timestamptz + interval '2 days'
-           ),
-           motion AS (
-             SELECT t.trip_id,
-                    sum(CASE WHEN s.ignition AND s.speed_kmh < $8::float8 THEN s.dt ELSE 0 END) AS idle_s,
-                    sum(CASE WHEN s.speed_kmh > th.overspeed_kmh THEN s.dt ELSE 0 END) AS overspeed_s
-             FROM trip_report_rows t
-             JOIN thresholds th ON th.unit_id = t.unit_id
-             JOIN samples s ON s.unit_id = t.unit_id AND s.time >= t.start_time AND s.time < t.stop_time
-             WHERE t.account_id = $1 AND t.unit_id = ANY($2::int[]) AND t.start_time >= $3::timestamptz AND t.start_time < $4::timestamptz
-               AND ($5::int IS NULL OR t.driver_user_id = $5::int)
-             GROUP BY t.trip_id
-           ),`
+        ? `${tripMotionCtes({ account: '$1', units: '$2', from: '$3', to: '$4', driver: '$5', thresholds: '$6', gap: '$7', idle: '$8' })},`
         : `motion AS (SELECT NULL::bigint AS trip_id, 0::float8 AS idle_s, 0::float8 AS overspeed_s WHERE $6::float8[] IS NULL AND $7::float8 IS NULL AND $8::float8 IS NULL),`;
       const params = [
         accountId,
