@@ -41,6 +41,8 @@ test('a long export shows how far the download has come, then saves the file', a
   await page.waitForURL('**/user/create-triplog');
   await page.getByTestId('triplog-export').waitFor();
   await page.waitForFunction(() => !document.querySelector('[data-testid="triplog-export"]')?.hasAttribute('disabled'));
+  // The log opens on its latest trip: once it is in view, nothing moves the page under the menu.
+  await page.getByText('Storgatan 1499, Stockholm').waitFor();
 
   // Every state the progress shows, as the page draws it.
   await page.evaluate(() => {

@@ -266,7 +266,14 @@ export function TriplogPage() {
       if (still < 3 && ++frames < 90) handle = requestAnimationFrame(step);
     };
     handle = requestAnimationFrame(step);
-    return () => cancelAnimationFrame(handle);
+    // Once the user acts (opens a menu, scrolls), the page stops moving under them: a scroll would close an open menu.
+    const stop = () => cancelAnimationFrame(handle);
+    const events = ['pointerdown', 'keydown', 'wheel', 'touchstart'] as const;
+    for (const event of events) window.addEventListener(event, stop, { capture: true, once: true });
+    return () => {
+      stop();
+      for (const event of events) window.removeEventListener(event, stop, { capture: true });
+    };
   }, [data, periodKey, list.isPlaceholderData, trips]);
 
   // "Saved" shows for a few seconds after each change went through.
@@ -482,7 +489,8 @@ export function TriplogPage() {
           <Button className="btn btn-secondary" onPress={() => setChoosingColumns(true)} isDisabled={!view.ready} data-testid="triplog-columns">
             {t('table.columns')}
           </Button>
-          <ExportMenu unitId={unitId} from={from} to={to} isDisabled={problem !== null} />
+          {/* Until the server has answered the period (this month by default), an export would not be of what is shown. */}
+          <ExportMenu unitId={unitId} from={from} to={to} isDisabled={problem !== null || from === undefined} />
         </div>
       </div>
 
