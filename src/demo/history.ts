@@ -98,6 +98,7 @@ function actorOf(accountId: number, userId: number): Actor {
     timezone: TIME_ZONE,
     sessionId: 'demo-history',
     realtimeMap: true,
+    basicOnly: false,
   };
 }
 

@@ -58,6 +58,7 @@ export function actorOf({ user, account }: UserWithAccount, sessionId: string): 
     timezone: user.timezone,
     sessionId,
     realtimeMap: user.realtimeMap,
+    basicOnly: user.basicOnly,
   };
 }
 

@@ -52,6 +52,13 @@ export function requireRole(actor: Actor | null, ...roles: Role[]): Actor {
   return caller;
 }
 
+/** Places, the car schedule and safe return home: not part of a Bas-only subscription (spec §2 sidebar rule). */
+export function requireFullSubscription(actor: Actor | null): Actor {
+  const caller = requireActor(actor);
+  if (caller.basicOnly) throw forbidden('errors.basicOnly');
+  return caller;
+}
+
 /**
  * The account's administration screens: its administrators, and support or a reseller who opened the account
  * (they read it; the guard above refuses their changes).

@@ -17,7 +17,7 @@ import type { BrandService } from '../brands/service';
 import { defineModule } from '../../composition';
 
 /** What every module's routes use to know the caller. */
-export { actingMayCall, authGuard, requireActor, requireAdministration, requireRole } from './guard';
+export { actingMayCall, authGuard, requireActor, requireAdministration, requireFullSubscription, requireRole } from './guard';
 
 export { publicRateLimits } from './rate-limits';
 

@@ -96,6 +96,8 @@ export interface Actor {
   sessionId: string;
   /** Spec §1: whether the real-time map is enabled for this user (the RealTimeMap flag), as read when authenticated. */
   realtimeMap: boolean;
+  /** Spec §2: a user with only Bas subscriptions, for whom places, the car schedule and safe return home are hidden (and refused). */
+  basicOnly: boolean;
   /** Set while a support or reseller user works inside a customer's account (`accountId`): read-only, audited. */
   acting?: { homeAccountId: number };
 }

@@ -3,6 +3,7 @@ import { conflict, fieldError, forbidden, notFound } from '../../lib/http';
 import { isLanguage, type Language, translate } from '../../lib/i18n';
 import type { Platform } from '../../lib/platform';
 import { zoneOffsetMs } from '../../lib/time';
+import { requireFullSubscription } from '../auth';
 import type { Actor } from '../auth/model';
 import type { BrandService } from '../brands/service';
 import type { NotificationService } from '../notifications/service';
@@ -122,6 +123,7 @@ export function createBookingService(platform: Platform, deps: BookingServiceDep
   const { units, brands, accountSettings, notifications } = deps;
 
   async function requireEnabled(actor: Actor): Promise<void> {
+    requireFullSubscription(actor);
     const brand = await brands.get(actor.subsiteId);
     if (!brand.features.EnableCarSchedule) throw notFound(BOOKING_MESSAGES.Disabled);
   }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { ok } from '../../lib/http';
-import { authGuard, requireActor } from '../auth';
+import { authGuard, requireFullSubscription } from '../auth';
 import type { AuthService } from '../auth/service';
 import { placeGeocodeQuerySchema, placeIdParamsSchema, placeInputSchema, placeListQuerySchema } from './model';
 import { createPlaceService, type PlaceService } from './service';
@@ -18,40 +18,40 @@ const security = [{ bearer: [] }];
 export function placeRoutes(places: PlaceService, auth: AuthService) {
   return new Elysia({ prefix: '/api/places', tags: ['places'] })
     .use(authGuard(auth))
-    .get('', async ({ actor, query }) => ok(await places.list(requireActor(actor), query)), {
+    .get('', async ({ actor, query }) => ok(await places.list(requireFullSubscription(actor), query)), {
       query: placeListQuerySchema,
       detail: { summary: 'Places the caller sees (administrators: every place of the account), searched by label or address', security },
     })
     .get('/geocode', async ({ actor, query }) => {
-      requireActor(actor);
+      requireFullSubscription(actor);
       return ok(await places.geocode(query));
     }, {
       query: placeGeocodeQuerySchema,
       detail: { summary: 'Address look-up: matches of a typed address (q), or the address at a point (lat, lon); addresses cut to 50 characters', security },
     })
     .get('/geocoder', ({ actor }) => {
-      requireActor(actor);
+      requireFullSubscription(actor);
       return ok(places.geocoder());
     }, {
       detail: { summary: 'How precise the address look-up is: "town" without a configured geocoder (GEOCODER_URL), else "street"', security },
     })
-    .post('', async ({ actor, body, headers }) => ok(await places.save(requireActor(actor), null, body, headers['x-timezone'])), {
+    .post('', async ({ actor, body, headers }) => ok(await places.save(requireFullSubscription(actor), null, body, headers['x-timezone'])), {
       body: placeInputSchema,
       detail: {
         summary: 'Creates a place: label, address (at most 50; empty: looked up), centre, radius 50-9999 m, at least one unit, rules',
         security,
       },
     })
-    .get('/:id', async ({ actor, params }) => ok(await places.get(requireActor(actor), params.id)), {
+    .get('/:id', async ({ actor, params }) => ok(await places.get(requireFullSubscription(actor), params.id)), {
       params: placeIdParamsSchema,
       detail: { summary: 'One place with its units and rules', security },
     })
-    .post('/:id', async ({ actor, params, body, headers }) => ok(await places.save(requireActor(actor), params.id, body, headers['x-timezone'])), {
+    .post('/:id', async ({ actor, params, body, headers }) => ok(await places.save(requireFullSubscription(actor), params.id, body, headers['x-timezone'])), {
       params: placeIdParamsSchema,
       body: placeInputSchema,
       detail: { summary: 'Saves a place (the whole form: label, address, circle, units, rules)', security },
     })
-    .delete('/:id', async ({ actor, params }) => ok(await places.remove(requireActor(actor), params.id)), {
+    .delete('/:id', async ({ actor, params }) => ok(await places.remove(requireFullSubscription(actor), params.id)), {
       params: placeIdParamsSchema,
       detail: { summary: 'Deletes a place, its rules and the rules of other places that name it', security },
     });

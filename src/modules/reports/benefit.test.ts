@@ -232,7 +232,7 @@ describe('GET /api/reports/benefit', () => {
     expect(fleet.cars.find((car) => car.unitId === lockedCarId)?.distanceKm).toBeNull();
 
     expect((await app.call('GET', `/api/reports/congestion?unitId=${lockedCarId}&from=2026-01-01&to=2026-01-31`, { token: secondAdmin.token })).status).toBe(403);
-    const actor = { userId: secondAdmin.userId, accountId: owner.accountId, parentAccountId: owner.accountId, subsiteId: 0, role: 'admin' as const, language: 'en' as const, timezone: 'Europe/Stockholm', sessionId: 's', realtimeMap: true };
+    const actor = { userId: secondAdmin.userId, accountId: owner.accountId, parentAccountId: owner.accountId, subsiteId: 0, role: 'admin' as const, language: 'en' as const, timezone: 'Europe/Stockholm', sessionId: 's', realtimeMap: true, basicOnly: false };
     for (const kind of ['eco', 'fuel', 'co2', 'environment']) {
       const refused = await reportUnits(app.services.units, actor, kind, [lockedCarId]).catch((error: unknown) => error);
       expect(refused instanceof AppError && refused.status === 403 && refused.key === 'reports.access.locked').toBe(true);

@@ -6,6 +6,7 @@ import type { Platform } from '../../lib/platform';
 import type { BatchHandler, EnqueueItem, JobQueue } from '../../lib/queue';
 import { isTimeZone } from '../../lib/time';
 import type { AlarmService } from '../alarms/service';
+import { requireFullSubscription } from '../auth';
 import type { Actor } from '../auth/model';
 import type { BrandService } from '../brands/service';
 import type { UnitService } from '../units/service';
@@ -175,6 +176,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
   const { brands, accountSettings, geocoder, alarms, units } = deps;
 
   async function requireEnabled(actor: Actor): Promise<void> {
+    requireFullSubscription(actor);
     const brand = await brands.get(actor.subsiteId);
     if (!brand.features.EnableSafeReturnHome) throw forbidden(SAFE_HOME_MESSAGES.Disabled);
   }
