@@ -21,8 +21,9 @@ export interface SentSms {
 }
 
 const MAX_PAGE_SIZE = 1000;
-/** A queued failure that takes the message before failing (see `takeThenFailNext`). */
+/** Queued failures that take the message before failing (see `takeThenFailNext`, `takeThenHangNext`). */
 const TAKE_THEN_FAIL = -1;
+const TAKE_THEN_HANG = -2;
 
 /** Twilio's `DateSent` filters: a date (the whole UTC day) or a date-time. */
 function parseDateFilter(value: string): { start: Date; end: Date } | null {
@@ -122,7 +123,7 @@ export async function startTwilioServer(credentials = { accountSid: `AC${randomB
       }
       const failure = failures.shift() ?? (randomFailure && Math.random() < randomFailure.rate ? randomFailure.status : undefined);
       if (failure === 429) return respond(error(429, 20429, 'Too Many Requests'));
-      if (failure !== undefined && failure !== TAKE_THEN_FAIL) return respond(error(failure, 20500, 'Internal Server Error'));
+      if (failure !== undefined && failure !== TAKE_THEN_FAIL && failure !== TAKE_THEN_HANG) return respond(error(failure, 20500, 'Internal Server Error'));
       if (request.method === 'GET') return respond(list(url));
       const from = form.get('From');
       const body = form.get('Body');
@@ -133,6 +134,8 @@ export async function startTwilioServer(credentials = { accountSid: `AC${randomB
       messages.push(message);
       // Taken, and the answer lost on the way back: the sender sees a failure without knowing the message went.
       if (failure === TAKE_THEN_FAIL) return respond(error(500, 20500, 'Internal Server Error'));
+      // Taken, and no answer while the sender waits (it is killed meanwhile, or times out).
+      if (failure === TAKE_THEN_HANG) return new Promise<Response>(() => {});
       return respond(Response.json({ ...resource(message), status: 'queued' }, { status: 201 }));
     },
   });
@@ -149,6 +152,10 @@ export async function startTwilioServer(credentials = { accountSid: `AC${randomB
     /** The next send is taken (and sent) and then answered with 500, as when a reply is lost after the provider took the message. */
     takeThenFailNext() {
       failures.push(TAKE_THEN_FAIL);
+    },
+    /** The next send is taken (and sent) and never answered: the sender is left waiting, as when it dies mid-send. */
+    takeThenHangNext() {
+      failures.push(TAKE_THEN_HANG);
     },
     /** From now on answers this share of requests (0-1) with `status` (429: Too Many Requests), at random. */
     failRandomly(rate: number, status = 429) {
