@@ -137,6 +137,56 @@ test('a job whose process died while running it runs again once its lease is out
   expect(job.attempts).toBe(2);
 });
 
+test('a freed slot claims the next job at once: a slow job holds its own slot, not the others', async () => {
+  const queue = new JobQueue({ database: database.handle, clock, log, concurrency: 2 });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const ran: string[] = [];
+  queue.define<{ key: string }>('test.slots', async ({ key }) => {
+    if (key === 'slow') await released;
+    ran.push(key);
+  });
+  await queue.enqueue(null, 'test.slots', { key: 'slow' });
+  for (let n = 1; n <= 6; n++) await queue.enqueue(null, 'test.slots', { key: `quick-${n}` });
+  const pass = queue.runOnce();
+  // The six quick jobs go through the second slot while the slow one still holds the first.
+  const deadline = Date.now() + 30_000;
+  while (ran.length < 6 && Date.now() < deadline) await Bun.sleep(10);
+  expect(ran.toSorted()).toEqual(['quick-1', 'quick-2', 'quick-3', 'quick-4', 'quick-5', 'quick-6']);
+  release();
+  expect(await pass).toBe(7);
+  expect(ran.at(-1)).toBe('slow');
+  expect(await queue.drain()).toBe(0);
+});
+
+test('stopping a queue in the middle of a pass claims nothing more: the jobs not yet claimed stay queued', async () => {
+  const queue = new JobQueue({ database: database.handle, clock, log, concurrency: 1 });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let started = false;
+  queue.define<{ key: string }>('test.stopping', async ({ key }) => {
+    if (key === 'first') {
+      started = true;
+      await released;
+    }
+  });
+  await queue.enqueue(null, 'test.stopping', { key: 'first' });
+  const { id: second } = await queue.enqueue(null, 'test.stopping', { key: 'second' });
+  await queue.start();
+  const deadline = Date.now() + 30_000;
+  while (!started && Date.now() < deadline) await Bun.sleep(10);
+  expect(started).toBe(true);
+  const stopped = queue.stop();
+  release();
+  await stopped;
+  expect((await queue.get(second))!.status).toBe('queued');
+  expect(await queue.drain()).toBe(1);
+});
+
 describe('batches', () => {
   test('due jobs of a batch name are claimed in batches; two processes run each one once, completed in the work\'s transaction', async () => {
     const keys = Array.from({ length: 250 }, (_, index) => `vehicle-${index}`);

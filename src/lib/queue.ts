@@ -136,6 +136,8 @@ export class JobQueue {
   private readonly leaseMs: number;
   private readonly concurrency: number;
   private readonly loop: WorkLoop;
+  /** While `stop` waits: the pass under way claims nothing more, so shutting down waits only for the jobs already claimed. */
+  private stopping = false;
 
   constructor(private readonly options: JobQueueOptions) {
     this.backoffMs = options.backoffMs ?? 5_000;
@@ -238,11 +240,17 @@ export class JobQueue {
   }
 
   async start(): Promise<void> {
+    this.stopping = false;
     await this.loop.start();
   }
 
   async stop(): Promise<void> {
-    await this.loop.stop();
+    this.stopping = true;
+    try {
+      await this.loop.stop();
+    } finally {
+      this.stopping = false;
+    }
   }
 
   /** Runs everything due now (and what comes due meanwhile), then returns the number of runs (tests). */
@@ -251,8 +259,9 @@ export class JobQueue {
   }
 
   /**
-   * One pass: claims up to `concurrency` due jobs this process runs one by one, and for each batch-defined name up to
-   * `concurrency` batches of due jobs, and runs them side by side. Returns the number of jobs run.
+   * One pass: single jobs run in `concurrency` slots, and a slot that frees claims the next due job at once (a slow job
+   * holds its own slot, not the others'); each batch-defined name runs up to `concurrency` batches side by side and
+   * claims again when they end. The pass ends when no lane finds a due job. Returns the number of jobs run.
    */
   async runOnce(): Promise<number> {
     const names = [...this.definitions.keys()];
@@ -265,31 +274,77 @@ export class JobQueue {
        WHERE status = 'running' AND locked_until < $1 AND attempts >= max_attempts`,
       [iso(now)],
     );
-    const single = names.length === 0 ? [] : await this.claim(now, names, this.concurrency);
-    const batches = await Promise.all(
-      batchNames.map(async (name) => {
-        const { batchSize } = this.batchDefinitions.get(name)!;
-        const rows = await this.claim(now, [name], batchSize * this.concurrency);
-        const jobs = rows.map(jobOf);
-        const chunks: QueuedJob[][] = [];
-        // As even as possible: a few due jobs are still spread over the batches run side by side.
-        const size = Math.min(batchSize, Math.max(1, Math.ceil(jobs.length / this.concurrency)));
-        for (let index = 0; index < jobs.length; index += size) chunks.push(jobs.slice(index, index + size));
-        return chunks;
-      }),
-    );
-    await Promise.all([...single.map((row) => this.run(jobOf(row))), ...batches.flat().map((chunk) => this.runBatch(chunk))]);
-    return single.length + batches.flat().reduce((sum, chunk) => sum + chunk.length, 0);
+    const lanes = await Promise.all([names.length === 0 ? 0 : this.runSingles(names), ...batchNames.map((name) => this.runBatches(name))]);
+    return lanes.reduce((sum, ran) => sum + ran, 0);
   }
 
-  /** Claims up to `limit` due jobs of `names` (queued and due, or running with an expired lease) in one statement. */
+  /**
+   * Single jobs of `names` in `concurrency` slots. A slot whose job ended claims as many due jobs as slots are free then
+   * (one statement, shared by the slots waiting on it), so a claimed job starts at once and never waits behind another.
+   */
+  private async runSingles(names: string[]): Promise<number> {
+    const ready: QueuedJob[] = [];
+    let busy = 0;
+    let ran = 0;
+    let exhausted = false;
+    let claiming: Promise<void> | null = null;
+    const next = async (): Promise<QueuedJob | undefined> => {
+      while (ready.length === 0 && !exhausted && !this.stopping) {
+        claiming ??= this.claim(this.options.clock.now(), names, this.concurrency - busy)
+          .then((rows) => {
+            if (rows.length === 0) exhausted = true;
+            ready.push(...rows.map(jobOf));
+          })
+          .finally(() => {
+            claiming = null;
+          });
+        await claiming;
+      }
+      return ready.shift();
+    };
+    const slot = async () => {
+      for (let job = await next(); job; job = await next()) {
+        busy += 1;
+        try {
+          await this.run(job);
+        } finally {
+          busy -= 1;
+          ran += 1;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: this.concurrency }, slot));
+    return ran;
+  }
+
+  /** Batches of one batch-defined name, `concurrency` side by side, claimed again as long as due jobs remain. */
+  private async runBatches(name: string): Promise<number> {
+    const { batchSize } = this.batchDefinitions.get(name)!;
+    let ran = 0;
+    while (!this.stopping) {
+      const jobs = (await this.claim(this.options.clock.now(), [name], batchSize * this.concurrency)).map(jobOf);
+      if (jobs.length === 0) return ran;
+      const chunks: QueuedJob[][] = [];
+      // As even as possible: a few due jobs are still spread over the batches run side by side.
+      const size = Math.min(batchSize, Math.max(1, Math.ceil(jobs.length / this.concurrency)));
+      for (let index = 0; index < jobs.length; index += size) chunks.push(jobs.slice(index, index + size));
+      await Promise.all(chunks.map((chunk) => this.runBatch(chunk)));
+      ran += jobs.length;
+    }
+    return ran;
+  }
+
+  /**
+   * Claims up to `limit` due jobs of `names` (queued and due, or running with an expired lease and attempts left: the
+   * next pass dead-letters one without) in one statement.
+   */
   private claim(now: Date, names: string[], limit: number): Promise<JobRow[]> {
     return this.options.database.query<JobRow>(
       `UPDATE job_queue SET status = 'running', attempts = attempts + 1, locked_until = $2
        WHERE id IN (
          SELECT id FROM job_queue
          WHERE name = ANY($3::text[])
-           AND ((status = 'queued' AND run_at <= $1) OR (status = 'running' AND locked_until < $1))
+           AND ((status = 'queued' AND run_at <= $1) OR (status = 'running' AND locked_until < $1 AND attempts < max_attempts))
          ORDER BY run_at, id LIMIT $4
          FOR UPDATE SKIP LOCKED)
        RETURNING *`,

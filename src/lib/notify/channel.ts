@@ -51,6 +51,12 @@ export interface Channel<Name extends ChannelName = ChannelName> {
   /** Which implementation sends: 'smtp', 'twilio', 'web-push', or 'embedded' (records only). */
   readonly provider: string;
   send(recipient: Recipients[Name], message: NotificationMessage, delivery?: Delivery): Promise<SendResult>;
+  /**
+   * Asks the provider whether it already took `delivery` (sent to `recipient` since `since`): for a retry after an
+   * attempt whose outcome is unknown (its process died mid-send, or no answer came), on a channel whose receivers cannot
+   * drop a repeat themselves (SMS). The provider's result when it has the message, else null.
+   */
+  findSent?(recipient: Recipients[Name], message: NotificationMessage, delivery: Delivery, since: Date): Promise<SendResult | null>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Querier } from '../../lib/db/client';
 import { nearestLocality } from '../../lib/geocoding';
 import { notFound } from '../../lib/http';
-import { type NotificationMessage, textWithLink } from '../../lib/notify';
+import { type NotificationMessage, smsText } from '../../lib/notify';
 import type { Platform } from '../../lib/platform';
 import type { AlarmRecipient, AlarmRecipientDirectory } from '../alarm-receivers/service';
 import type { AlarmClass } from '../alarm-receivers/model';
@@ -162,7 +162,7 @@ export async function createAlarmService(
         const message = alarmMessage(facts, recipient.language, recipient.timeZone);
         const base = { accountId, alarmId: facts.alarmId, recipient, message, segments: 0 };
         if (recipient.email && !recipient.alertNumber) planned.push({ ...base, channel: 'email' });
-        if (recipient.phone) planned.push({ ...base, channel: 'sms', segments: smsSegments(textWithLink(message, config.PUBLIC_URL)) });
+        if (recipient.phone) planned.push({ ...base, channel: 'sms', segments: smsSegments(smsText(message, config.PUBLIC_URL)) });
         if (recipient.push && recipient.userId !== null) planned.push({ ...base, channel: 'push' });
       }
     }

@@ -51,7 +51,9 @@ describe('SMS through Twilio', () => {
     const { jobId } = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'sms', to: '+46701234567', message });
     await app.platform.queue.drain();
     const sent = twilio.messages.at(-1)!;
-    expect(sent).toMatchObject({ to: '+46701234567', from: '+46700000001', body: 'The Volvo left Home\nhttp://portal.test/map?unit=7' });
+    expect(sent).toMatchObject({ to: '+46701234567', from: '+46700000001' });
+    // The text, its link, and the delivery's reference (which a retry looks for in the provider's list).
+    expect(sent.body).toMatch(/^The Volvo left Home\nhttp:\/\/portal\.test\/map\?unit=7\n#[0-9A-HJKMNP-TV-Z]{8}$/);
     expect(await attemptsOf(jobId)).toMatchObject([{ channel: 'sms', provider: 'twilio', recipient: '+46701234567', status: 'sent', providerId: sent.sid, error: null }]);
   });
 
@@ -100,6 +102,121 @@ describe('SMS through Twilio', () => {
     expect(again.jobId).toBe(first.jobId);
     await app.platform.queue.drain();
     expect(twilio.requests.length).toBe(requests + 1);
+  });
+});
+
+/**
+ * Twilio's send call has no idempotency key. A retry after an attempt whose outcome is unknown (its process died
+ * between the provider's acceptance and the write of the outcome, or the answer was lost) asks the provider's list of
+ * messages for the delivery's reference first; an attempt the provider refused is simply sent again.
+ */
+describe('SMS sent once across a crash', () => {
+  const listCalls = () => twilio.requests.filter((request) => request.method === 'GET').length;
+
+  /** The job as a process that died running attempt `attempts` leaves it: running, its lease run out, no outcome after it. */
+  async function leaveAsCrashed(jobId: number, attempts: number): Promise<void> {
+    await app.database.query('DELETE FROM notification_attempts WHERE job_id = $1 AND attempt >= $2', [jobId, attempts]);
+    await app.database.query(
+      `UPDATE job_queue SET status = 'running', attempts = $2, locked_until = $3, finished_at = NULL, last_error = NULL WHERE id = $1`,
+      [jobId, attempts, new Date(app.clock.now().getTime() - 1000).toISOString()],
+    );
+  }
+
+  test('the provider took it and the process died before writing the outcome: the retry finds it, records its SID and sends nothing', async () => {
+    const { jobId } = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'sms', to: '+46701230001', message });
+    await app.platform.queue.drain();
+    const taken = twilio.messages.at(-1)!;
+    expect(taken.to).toBe('+46701230001');
+    // Undo what the dead process wrote after the provider's 201: its attempt and the job's completion.
+    await leaveAsCrashed(jobId, 1);
+    const sends = twilio.messages.length;
+    const lists = listCalls();
+
+    await app.platform.queue.drain();
+    expect(twilio.messages.length).toBe(sends);
+    expect(listCalls()).toBe(lists + 1);
+    expect(await attemptsOf(jobId)).toMatchObject([{ attempt: 2, status: 'sent', providerId: taken.sid, error: null }]);
+    expect((await app.platform.queue.get(jobId))!.status).toBe('done');
+  });
+
+  test('the process died before the request left: the provider has nothing with its reference, so it is sent', async () => {
+    // Another message to the same number (another delivery's reference) is not taken for this one.
+    const other = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'sms', to: '+46701230002', message });
+    await app.platform.queue.drain();
+    const { jobId } = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'sms', to: '+46701230002', message });
+    await leaveAsCrashed(jobId, 1);
+    const sends = twilio.messages.length;
+    const lists = listCalls();
+
+    await app.platform.queue.drain();
+    expect(listCalls()).toBe(lists + 1);
+    expect(twilio.messages.length).toBe(sends + 1);
+    const sent = twilio.messages.at(-1)!;
+    expect(sent.to).toBe('+46701230002');
+    expect(await attemptsOf(jobId)).toMatchObject([{ attempt: 2, status: 'sent', providerId: sent.sid }]);
+    expect((await attemptsOf(other.jobId))[0]!.providerId).not.toBe(sent.sid);
+  });
+
+  test('taken, then answered with 500: the retry finds it among more than a page of newer messages to the number', async () => {
+    twilio.takeThenFailNext();
+    const { jobId } = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'sms', to: '+46701230003', message });
+    await app.platform.queue.drain();
+    const taken = twilio.messages.at(-1)!;
+    expect((await attemptsOf(jobId)).map((attempt) => [attempt.attempt, attempt.status])).toEqual([[1, 'retrying']]);
+    // 1,200 later messages to the same number: Twilio lists newest first, at most 1,000 a page.
+    for (let index = 0; index < 1200; index++) {
+      twilio.messages.push({ sid: `SMlater${index}`, to: taken.to, from: taken.from, body: `Later ${index}\n#00000000`, dateSent: new Date() });
+    }
+    const sends = twilio.messages.length;
+    const lists = listCalls();
+
+    await runWithRetries(1);
+    expect(twilio.messages.length).toBe(sends);
+    expect(listCalls()).toBe(lists + 2);
+    expect((await attemptsOf(jobId)).map((attempt) => [attempt.attempt, attempt.status, attempt.providerId])).toEqual([
+      [1, 'retrying', null],
+      [2, 'sent', taken.sid],
+    ]);
+  });
+
+  test('a refusal (429) left nothing at the provider: the retry sends without asking', async () => {
+    twilio.failNext(429);
+    const { jobId } = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'sms', to: '+46701230004', message });
+    const lists = listCalls();
+    await runWithRetries(1);
+    expect(listCalls()).toBe(lists);
+    expect((await attemptsOf(jobId)).map((attempt) => attempt.status)).toEqual(['retrying', 'sent']);
+  });
+
+  test('the list call itself throttled: the next attempt still asks before sending', async () => {
+    const { jobId } = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'sms', to: '+46701230005', message });
+    await app.platform.queue.drain();
+    const taken = twilio.messages.at(-1)!;
+    await leaveAsCrashed(jobId, 1);
+    twilio.failNext(429);
+    const sends = twilio.messages.length;
+    await app.platform.queue.drain();
+    app.clock.advance(app.platform.queue.backoff(2));
+    await app.platform.queue.drain();
+    expect(twilio.messages.length).toBe(sends);
+    expect((await attemptsOf(jobId)).map((attempt) => [attempt.attempt, attempt.status, attempt.providerId])).toEqual([
+      [2, 'retrying', null],
+      [3, 'sent', taken.sid],
+    ]);
+  });
+
+  test('the outcome was written but the job not completed: the rerun sends and asks nothing', async () => {
+    const { jobId } = await app.services.notifications.send(null, { accountId: admin.accountId, channel: 'sms', to: '+46701230006', message });
+    await app.platform.queue.drain();
+    await app.database.query(`UPDATE job_queue SET status = 'running', locked_until = $2, finished_at = NULL WHERE id = $1`, [
+      jobId,
+      new Date(app.clock.now().getTime() - 1000).toISOString(),
+    ]);
+    const requests = twilio.requests.length;
+    await app.platform.queue.drain();
+    expect(twilio.requests.length).toBe(requests);
+    expect((await attemptsOf(jobId)).map((attempt) => attempt.attempt)).toEqual([1]);
+    expect((await app.platform.queue.get(jobId))!.status).toBe('done');
   });
 });
 

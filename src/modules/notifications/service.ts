@@ -44,6 +44,35 @@ export interface NotificationOutcome {
 }
 export type NotificationOutcomeHandler = (tx: Querier, outcome: NotificationOutcome) => Promise<void>;
 
+interface AttemptOutcome {
+  status: NotificationAttemptView['status'];
+  providerId?: string | null;
+  error?: string | null;
+  /** The provider's HTTP status or SMTP reply code of a failure; null when no answer came. */
+  providerStatus?: number | null;
+}
+
+type EarlierAttempt = {
+  attempt: number;
+  status: NotificationAttemptView['status'];
+  provider_status: number | null;
+};
+
+/** The provider's clock and ours may differ: its list is searched from this long before the job was queued. */
+const CLOCK_SKEW_MS = 15 * 60_000;
+
+/**
+ * Whether an earlier attempt may have reached the provider without its acceptance being recorded: an attempt with no
+ * row (its process died mid-send), or one that failed without a refusal (4xx) for an answer (a time-out, a lost
+ * connection, a 5xx, or a failure to record a send that went). Any such attempt counts, not only the last: a retry's
+ * own failure to ask the provider leaves the question open.
+ */
+function outcomeUnknown(earlier: readonly EarlierAttempt[], attempt: number): boolean {
+  const recorded = new Set(earlier.map((row) => row.attempt));
+  for (let number = 1; number < attempt; number++) if (!recorded.has(number)) return true;
+  return earlier.some((row) => row.provider_status === null || row.provider_status < 400 || row.provider_status >= 500);
+}
+
 /** The VAPID key pair: generated once and kept in the database (as the token secret is), so every process and restart signs alike. */
 async function loadVapidKeys(platform: Platform): Promise<VapidKeys> {
   const generated = generateVapidKeys();
@@ -88,7 +117,7 @@ export async function createNotificationService(platform: Platform) {
     job: { id: number; attempt: number },
     payload: SendJob,
     recipient: string,
-    outcome: { status: NotificationAttemptView['status']; providerId?: string | null; error?: string | null },
+    outcome: AttemptOutcome,
   ): Promise<void> {
     const handler = payload.ref ? outcomeHandlers.get(payload.ref.slice(0, payload.ref.indexOf(':'))) : undefined;
     if (!handler || !payload.ref) {
@@ -115,11 +144,11 @@ export async function createNotificationService(platform: Platform) {
     job: { id: number; attempt: number },
     payload: SendJob,
     recipient: string,
-    outcome: { status: NotificationAttemptView['status']; providerId?: string | null; error?: string | null },
+    outcome: AttemptOutcome,
   ): Promise<void> {
     await query(
-      `INSERT INTO notification_attempts (account_id, job_id, attempt, channel, provider, recipient, status, provider_id, error, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      `INSERT INTO notification_attempts (account_id, job_id, attempt, channel, provider, recipient, status, provider_id, error, provider_status, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         payload.accountId,
         job.id,
@@ -130,9 +159,14 @@ export async function createNotificationService(platform: Platform) {
         outcome.status,
         outcome.providerId ?? null,
         outcome.error?.slice(0, 2000) ?? null,
+        outcome.providerStatus ?? null,
         clock.now().toISOString(),
       ],
     );
+  }
+
+  async function earlierAttempts(jobId: number): Promise<EarlierAttempt[]> {
+    return database.query<EarlierAttempt>('SELECT attempt, status, provider_status FROM notification_attempts WHERE job_id = $1', [jobId]);
   }
 
   queue.define<SendJob>(
@@ -156,13 +190,30 @@ export async function createNotificationService(platform: Platform) {
         recipient = payload.recipient;
         recipientText = payload.recipient;
       }
+      const channel = channels[payload.channel] as Channel;
+      const delivery = { id: `notification-${job.id}` };
       try {
-        const result = await (channels[payload.channel] as Channel).send(recipient as never, payload.message, { id: `notification-${job.id}` });
+        const earlier = job.attempt > 1 ? await earlierAttempts(job.id) : [];
+        // Its outcome was recorded and only the job's completion was lost: the message went.
+        if (earlier.some((attempt) => attempt.status === 'sent' || attempt.status === 'recorded')) return;
+        if (channel.findSent && outcomeUnknown(earlier, job.attempt)) {
+          const createdAt = (await queue.get(job.id))!.createdAt;
+          const found = await channel.findSent(recipient as never, payload.message, delivery, new Date(createdAt.getTime() - CLOCK_SKEW_MS));
+          if (found) {
+            await record(job, payload, recipientText, { status: found.status, providerId: found.providerId });
+            return;
+          }
+        }
+        const result = await channel.send(recipient as never, payload.message, delivery);
         await record(job, payload, recipientText, { status: result.status, providerId: result.providerId });
       } catch (error) {
         const retryable = !(error instanceof ChannelError) || error.retryable;
         const message = error instanceof Error ? error.message : String(error);
-        await record(job, payload, recipientText, { status: retryable && job.attempt < job.maxAttempts ? 'retrying' : 'failed', error: message });
+        await record(job, payload, recipientText, {
+          status: retryable && job.attempt < job.maxAttempts ? 'retrying' : 'failed',
+          error: message,
+          providerStatus: error instanceof ChannelError ? error.status : null,
+        });
         // The push service says the subscription is gone: forget it, so no more messages go to it.
         if (payload.channel === 'push' && error instanceof ChannelError && (error.status === 404 || error.status === 410)) {
           await database.query('DELETE FROM push_subscriptions WHERE id = $1', [payload.subscriptionId]);
