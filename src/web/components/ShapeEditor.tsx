@@ -1,11 +1,11 @@
-import { type FormEvent, Fragment, type ReactNode, useMemo, useState } from 'react';
+import { type FormEvent, Fragment, type ReactNode, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import type { PlaceGeocodeCandidate } from '../../modules/places/model';
 import { errorText, isApiError } from '../lib/api';
-import { localeTag } from '../lib/i18n';
-import { Banner, Field, type SelectOption } from './Form';
+import { useWeekdayNames } from '../lib/weekdays';
+import { Banner, Field, FormError, type SelectOption } from './Form';
 import { NotFoundPage } from './NotFoundPage';
 import { type PickerUnit, UnitPicker } from './UnitPicker';
 import './shape-editor.css';
@@ -25,16 +25,6 @@ export const START_TIMES: SelectOption[] = Array.from({ length: 96 }, (_, i) => 
 export const END_TIMES: SelectOption[] = Array.from({ length: 96 }, (_, i) => clock((i + 1) * 15)).map((time) => ({ value: time, label: time }));
 /** Monday first, as the week reads in the three markets (day ids: 0 is Sunday). */
 export const WEEK = [1, 2, 3, 4, 5, 6, 0] as const;
-
-/** Weekday names by day id (0 is Sunday) in the user's language. */
-export function useWeekdayNames(width: 'short' | 'long'): Record<number, string> {
-  const { i18n } = useTranslation();
-  return useMemo(() => {
-    const format = new Intl.DateTimeFormat(localeTag(i18n.language), { weekday: width });
-    // 4 January 2026 was a Sunday: day id 0.
-    return Object.fromEntries([0, 1, 2, 3, 4, 5, 6].map((day) => [day, format.format(new Date(Date.UTC(2026, 0, 4 + day, 12)))]));
-  }, [i18n.language, width]);
-}
 
 interface RecordQuery<T> {
   data: T | undefined;
@@ -177,16 +167,6 @@ export function ShapeCard({ legend, disabled, children }: { legend: string; disa
   );
 }
 
-/** A field's error above what it speaks of (a picker or a map), announced when it comes. */
-export function CardError({ error, testId }: { error: string | null; testId?: string }) {
-  if (!error) return null;
-  return (
-    <p className="field-error" role="alert" data-testid={testId}>
-      {error}
-    </p>
-  );
-}
-
 /** The address field with its look-up button and the candidates found; choosing one hands it to the page. */
 export function AddressLookup(props: {
   label: string;
@@ -274,7 +254,7 @@ export function UnitsCard(props: { legend: string; hint: string; disabled: boole
   return (
     <ShapeCard legend={props.legend} disabled={props.disabled}>
       <p className="shape-hint">{props.hint}</p>
-      <CardError error={props.error} />
+      <FormError error={props.error} />
       <UnitPicker presentation="inline" selectionMode="multiple" units={props.units} selected={props.selected} onChange={props.onChange} testId={props.testId} />
     </ShapeCard>
   );

@@ -14,10 +14,9 @@ import {
   geofenceInputSchema,
 } from '../../../modules/geofences/model';
 import type { PlaceGeocodeCandidate } from '../../../modules/places/model';
-import { Field, SelectField } from '../../components/Form';
+import { Field, FormError, SelectField } from '../../components/Form';
 import {
   AddressLookup,
-  CardError,
   decimalInput,
   END_TIMES,
   ItemList,
@@ -260,7 +259,7 @@ function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | un
             onFinished={() => setTool('edit')}
           />
         </Suspense>
-        <CardError error={coordinatesError} testId="geofence-coordinates-error" />
+        <FormError error={coordinatesError} testId="geofence-coordinates-error" />
         {draft.shape === 'circle' ? (
           <div className="geofence-row">
             <Field label={t('geofences.fields.latitude')} value={draft.latitude} onChange={(value) => set('latitude', value)} inputMode="decimal" testId="geofence-latitude" />
