@@ -105,45 +105,45 @@ export function useShapeForm(savedText: string) {
   return { fields, setFields, fieldError, message, setMessage, saveChecked };
 }
 
-/** The edit page: its heading and back link, its messages, the form of cards and its actions, and what follows the form. */
+/**
+ * The edit page: its heading and back link, its messages, the form of cards and its actions, and what follows the form.
+ * Its words are the `namespace`'s keys `backToList`, `readOnlyHint`, `closeMessage` and `formLabel`; its test ids
+ * `<testIdPrefix>-message` and `-save`.
+ */
 export function ShapeEditLayout(props: {
+  namespace: 'geofences' | 'places';
+  testIdPrefix: string;
   className: string;
   title: string;
   backTo: string;
-  backLabel: string;
   readOnly: boolean;
-  readOnlyHint: string;
-  message: FormMessage | null;
-  onCloseMessage: () => void;
-  closeMessageLabel: string;
-  messageTestId: string;
-  formLabel: string;
+  form: Pick<ReturnType<typeof useShapeForm>, 'message' | 'setMessage'>;
   onSubmit: (event: FormEvent) => void;
   saving: boolean;
-  saveTestId: string;
   children: ReactNode;
   after?: ReactNode;
 }) {
   const { t } = useTranslation();
+  const { message, setMessage } = props.form;
   return (
     <div className={`page ${props.className}`}>
       <div className="shape-heading">
         <h1 className="page-title">{props.title}</h1>
         <Link className="btn btn-secondary" to={props.backTo}>
-          {props.backLabel}
+          {t(`${props.namespace}.backToList`)}
         </Link>
       </div>
-      {props.readOnly && <Banner kind="info">{props.readOnlyHint}</Banner>}
-      {props.message && (
-        <Banner kind={props.message.kind} onClose={props.onCloseMessage} closeLabel={props.closeMessageLabel}>
-          <span data-testid={props.messageTestId}>{props.message.text}</span>
+      {props.readOnly && <Banner kind="info">{t(`${props.namespace}.readOnlyHint`)}</Banner>}
+      {message && (
+        <Banner kind={message.kind} onClose={() => setMessage(null)} closeLabel={t(`${props.namespace}.closeMessage`)}>
+          <span data-testid={`${props.testIdPrefix}-message`}>{message.text}</span>
         </Banner>
       )}
-      <form className="shape-form" onSubmit={props.onSubmit} noValidate aria-label={props.formLabel}>
+      <form className="shape-form" onSubmit={props.onSubmit} noValidate aria-label={t(`${props.namespace}.formLabel`)}>
         {props.children}
         {!props.readOnly && (
           <div className="shape-actions">
-            <Button type="submit" className="btn btn-primary" isDisabled={props.saving} data-testid={props.saveTestId}>
+            <Button type="submit" className="btn btn-primary" isDisabled={props.saving} data-testid={`${props.testIdPrefix}-save`}>
               {props.saving ? t('common.loading') : t('common.save')}
             </Button>
             <Link className="btn btn-secondary" to={props.backTo}>

@@ -85,7 +85,8 @@ export function GeofenceEditPage() {
 function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | undefined }) {
   const { t, i18n } = useTranslation();
   const [draft, setDraft] = useState<Draft>(() => draftOf(zone));
-  const { setFields, fieldError, message, setMessage, saveChecked } = useShapeForm(t('geofences.saved'));
+  const form = useShapeForm(t('geofences.saved'));
+  const { setFields, fieldError, setMessage, saveChecked } = form;
   // A new zone starts with drawing; an existing one with editing its shape.
   const [tool, setTool] = useState<'draw' | 'edit'>(zone ? 'edit' : 'draw');
   const [address, setAddress] = useState('');
@@ -194,20 +195,15 @@ function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | un
 
   return (
     <ShapeEditLayout
+      namespace="geofences"
+      testIdPrefix="geofence"
       className="geofences-page geofence-edit-page"
       title={id === null ? t('geofences.newTitle') : t('geofences.editTitle', { name: zone?.name ?? '' })}
       backTo={PATHS.geofences}
-      backLabel={t('geofences.backToList')}
       readOnly={readOnly}
-      readOnlyHint={t('geofences.readOnlyHint')}
-      message={message}
-      onCloseMessage={() => setMessage(null)}
-      closeMessageLabel={t('geofences.closeMessage')}
-      messageTestId="geofence-message"
-      formLabel={t('geofences.formLabel')}
+      form={form}
       onSubmit={submit}
       saving={save.isPending}
-      saveTestId="geofence-save"
       after={zone && <GeofenceEventLog zones={zones.data ?? [zone]} geofenceId={zone.id} />}
     >
       <ShapeCard legend={t('geofences.sections.zone')} disabled={readOnly}>

@@ -101,7 +101,8 @@ export function PlaceEditPage() {
 function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefined }) {
   const { t } = useTranslation();
   const [draft, setDraft] = useState<Draft>(() => draftOf(place));
-  const { fields, setFields, fieldError, message, setMessage, saveChecked } = useShapeForm(t('places.saved'));
+  const form = useShapeForm(t('places.saved'));
+  const { fields, setFields, fieldError, setMessage, saveChecked } = form;
   const units = usePlaceUnits();
   const geocoder = useGeocoder();
   const others = usePlaces('');
@@ -210,20 +211,15 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
 
   return (
     <ShapeEditLayout
+      namespace="places"
+      testIdPrefix="place"
       className="places-page place-edit-page"
       title={id === null ? t('places.newTitle') : t('places.editTitle', { label: place?.label ?? '' })}
       backTo={PATHS.places}
-      backLabel={t('places.backToList')}
       readOnly={readOnly}
-      readOnlyHint={t('places.readOnlyHint')}
-      message={message}
-      onCloseMessage={() => setMessage(null)}
-      closeMessageLabel={t('places.closeMessage')}
-      messageTestId="place-message"
-      formLabel={t('places.formLabel')}
+      form={form}
       onSubmit={submit}
       saving={save.isPending}
-      saveTestId="place-save"
       after={place && place.units.length > 0 && <ApplyRules place={place} />}
     >
       <ShapeCard legend={t('places.sections.place')} disabled={readOnly}>
