@@ -15,19 +15,7 @@ import {
 } from '../../../modules/geofences/model';
 import type { PlaceGeocodeCandidate } from '../../../modules/places/model';
 import { Field, FormError, SelectField } from '../../components/Form';
-import {
-  AddressLookup,
-  decimalInput,
-  END_TIMES,
-  ItemList,
-  RecordEditPage,
-  ShapeCard,
-  ShapeEditLayout,
-  START_TIMES,
-  UnitsCard,
-  useShapeForm,
-  WeekdayChecks,
-} from '../../components/ShapeEditor';
+import { AddressLookup, decimalInput, END_TIMES, ItemList, RecordEditPage, ShapeCard, ShapeEditLayout, START_TIMES, UnitsCard, useShapeForm, WeekdayChecks } from '../../components/ShapeEditor';
 import { localeTag, translateMessage } from '../../lib/i18n';
 import { geofencePath, PATHS } from '../../lib/paths';
 import { geocodeAddress, useGeofence, useGeofences, useGeofenceSettings, useGeofenceUnits, useSaveGeofence } from '../../components/geofences/api';

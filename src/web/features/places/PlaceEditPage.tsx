@@ -17,19 +17,7 @@ import {
 } from '../../../modules/places/model';
 import type { TripApplyRulesResult } from '../../../modules/trips/model';
 import { Field, SelectField } from '../../components/Form';
-import {
-  AddressLookup,
-  decimalInput,
-  END_TIMES,
-  ItemList,
-  RecordEditPage,
-  ShapeCard,
-  ShapeEditLayout,
-  START_TIMES,
-  UnitsCard,
-  useShapeForm,
-  WeekdayChecks,
-} from '../../components/ShapeEditor';
+import { AddressLookup, decimalInput, END_TIMES, ItemList, RecordEditPage, ShapeCard, ShapeEditLayout, START_TIMES, UnitsCard, useShapeForm, WeekdayChecks } from '../../components/ShapeEditor';
 import { errorText } from '../../lib/api';
 import { PATHS, placePath } from '../../lib/paths';
 import { geocode, useApplyRules, useGeocoder, usePlace, usePlaces, usePlaceUnits, useSavePlace } from './api';
