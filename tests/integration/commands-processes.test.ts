@@ -5,6 +5,7 @@ import { EventBus } from '../../src/lib/events';
 import { createCommandService } from '../../src/modules/io/service';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { connectDevice, hex } from '../support/device';
+import { portalEnv, startPortal } from '../support/instances';
 import { waitFor } from '../support/wait';
 
 /**
@@ -25,13 +26,6 @@ afterAll(async () => {
   await database?.dispose();
 });
 
-async function freePort(): Promise<number> {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
-
 test.skipIf(process.env.TEST_DB !== 'postgres')('a command queued in one process reaches the tracker connected to a gateway in another', async () => {
   database = await createTestDatabase();
   if (database.location.kind !== 'postgres') throw new Error('PostgreSQL only');
@@ -41,22 +35,8 @@ test.skipIf(process.env.TEST_DB !== 'postgres')('a command queued in one process
     [account!.id, IMEI],
   );
   const unitId = unit!.id;
-  const teltonikaPort = await freePort();
-  portal = Bun.spawn(['bun', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: database.location.url,
-      PORT: String(await freePort()),
-      TELTONIKA_PORT: String(teltonikaPort),
-      GT06_PORT: String(await freePort()),
-      OSMAND_PORT: String(await freePort()),
-      DEMO: '0',
-      JOBS: '0',
-      LOG_LEVEL: 'warn',
-    },
-    stdout: 'ignore',
-    stderr: 'inherit',
-  });
+  const { teltonikaPort, env } = portalEnv();
+  portal = startPortal({ ...env, DATABASE_URL: database.location.url });
   const device = await waitFor(
     "the portal's gateway",
     async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openPglite, openPostgres } from '../../src/lib/db/client';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { connectDevice, hex, imeiLogin } from '../support/device';
+import { portalEnv, startPortal, waitForPort } from '../support/instances';
 
 /**
  * The real portal process is killed with SIGKILL around a frame and started again on the same database:
@@ -20,30 +21,6 @@ const ONE_RECORD =
 let database: TestDatabase;
 let dataRoot: string | null = null;
 let env: Record<string, string>;
-
-async function freePort(): Promise<number> {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
-
-function startPortal() {
-  return Bun.spawn(['bun', 'src/main.ts'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' });
-}
-
-async function waitForGateway(port: number) {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } });
-      socket.end();
-      return;
-    } catch {
-      await Bun.sleep(100);
-    }
-  }
-  throw new Error('the portal did not open its gateway port within 60 s');
-}
 
 async function countPositions(): Promise<number> {
   const handle = database.location.kind === 'pglite' ? await openPglite(join(dataRoot!, 'pglite')) : await openPostgres(database.location.url, 1);
@@ -67,16 +44,8 @@ test('killing the process around a frame loses nothing and stores nothing twice'
   database = await createTestDatabase();
   const [account] = await database.handle.query<{ id: number }>(`INSERT INTO accounts (subsite_id, company_name) VALUES (0, 'Crash test') RETURNING id`);
   await database.handle.query(`INSERT INTO units (account_id, imei, name) VALUES ($1, $2, 'Crash unit')`, [account!.id, IMEI]);
-  const teltonikaPort = await freePort();
-  env = {
-    PORT: String(await freePort()),
-    TELTONIKA_PORT: String(teltonikaPort),
-    GT06_PORT: String(await freePort()),
-    OSMAND_PORT: String(await freePort()),
-    DEMO: '0',
-    JOBS: '0',
-    LOG_LEVEL: 'warn',
-  };
+  const { teltonikaPort, env: portalSettings } = portalEnv();
+  env = portalSettings;
   if (database.location.kind === 'pglite') {
     // The portal keeps its embedded database in DATA_DIR/pglite.
     await database.handle.close();
@@ -88,8 +57,8 @@ test('killing the process around a frame loses nothing and stores nothing twice'
   }
 
   // 1. The frame reaches the machine but the process never handles it: frozen, then killed.
-  let portal = startPortal();
-  await waitForGateway(teltonikaPort);
+  let portal = startPortal(env);
+  await waitForPort(teltonikaPort);
   let device = await connectDevice(teltonikaPort);
   device.write(imeiLogin(IMEI));
   expect(hex(await device.read(1))).toBe('01');
@@ -103,8 +72,8 @@ test('killing the process around a frame loses nothing and stores nothing twice'
 
   // 2. After a restart the device resends; this time the records are committed and acknowledged,
   //    and the process is killed right after — as if the ACK had been lost on the way.
-  portal = startPortal();
-  await waitForGateway(teltonikaPort);
+  portal = startPortal(env);
+  await waitForPort(teltonikaPort);
   device = await connectDevice(teltonikaPort);
   device.write(imeiLogin(IMEI));
   expect(hex(await device.read(1))).toBe('01');
@@ -115,8 +84,8 @@ test('killing the process around a frame loses nothing and stores nothing twice'
   expect(await countPositions()).toBe(2);
 
   // 3. The device, not having seen that ACK, resends once more: acknowledged, not stored twice.
-  portal = startPortal();
-  await waitForGateway(teltonikaPort);
+  portal = startPortal(env);
+  await waitForPort(teltonikaPort);
   device = await connectDevice(teltonikaPort);
   device.write(imeiLogin(IMEI));
   expect(hex(await device.read(1))).toBe('01');

@@ -12,6 +12,7 @@ import { Outbox } from '../../src/lib/outbox';
 import '../../src/modules/geofences/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { connectDevice, hex } from '../support/device';
+import { collectLines, portalEnv, startPortal, waitForPort } from '../support/instances';
 
 /**
  * A zone exit survives kill -9: the real portal (src/main.ts, its own gateway, no dispatcher) commits the crossing with
@@ -33,13 +34,6 @@ afterAll(async () => {
   if (dataRoot) rmSync(dataRoot, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = listener.port;
-  listener.stop(true);
-  return port;
-}
-
 const pgliteDir = () => join(dataRoot!, 'pglite');
 
 async function withHandle<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
@@ -51,38 +45,11 @@ async function withHandle<T>(work: (handle: DatabaseHandle) => Promise<T>): Prom
   }
 }
 
-function startPortal() {
-  return Bun.spawn(['bun', 'src/main.ts'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' });
-}
-
-async function waitForGateway(port: number) {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } });
-      socket.end();
-      return;
-    } catch {
-      await Bun.sleep(100);
-    }
-  }
-  throw new Error('the portal did not open its gateway port within 60 s');
-}
-
 /** The consumer process and what it has printed. */
 function consumer(extra: Record<string, string>) {
   const location = database.location.kind === 'pglite' ? { OUTBOX_PGLITE_DIR: pgliteDir() } : { OUTBOX_POSTGRES_URL: database.location.url };
   const child: Subprocess<'ignore', 'pipe', 'inherit'> = Bun.spawn(['bun', SUBSCRIBER], { env: { ...process.env, ...location, ...extra }, stdout: 'pipe', stderr: 'inherit' });
-  const lines: string[] = [];
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for await (const chunk of child.stdout) {
-      buffered += decoder.decode(chunk, { stream: true });
-      const parts = buffered.split('\n');
-      buffered = parts.pop()!;
-      lines.push(...parts);
-    }
-  })();
+  const { lines, reading } = collectLines(child.stdout);
   return {
     lines,
     async waitFor(line: string, timeoutMs = 120_000) {
@@ -137,16 +104,8 @@ test('a zone exit committed with its frame is delivered once after kill -9, and 
   );
   await database.handle.query('INSERT INTO geofence_units (geofence_id, unit_id) VALUES ($1, $2)', [zone!.id, unit!.id]);
   await database.handle.exec('CREATE TABLE test_effects (event_id bigint NOT NULL, unit_id integer, geofence_id integer, at text, process text NOT NULL)');
-  const teltonikaPort = await freePort();
-  env = {
-    PORT: String(await freePort()),
-    TELTONIKA_PORT: String(teltonikaPort),
-    GT06_PORT: String(await freePort()),
-    OSMAND_PORT: String(await freePort()),
-    DEMO: '0',
-    JOBS: '0',
-    LOG_LEVEL: 'warn',
-  };
+  const { teltonikaPort, env: portalSettings } = portalEnv();
+  env = portalSettings;
   // 0. The consumer's subscription is recorded (as every process records its subscribers at start; the consumer's own
   //    start does the same again).
   const registering = new Outbox<EventMap>({ database: database.handle, clock: systemClock, log: createLogger('silent') });
@@ -165,8 +124,8 @@ test('a zone exit committed with its frame is delivered once after kill -9, and 
   // 1. The unit leaves the zone; the portal acknowledges the frame and is killed at once, before anything is delivered.
   const start = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
   const frame = exitFrame(start);
-  let portal = startPortal();
-  await waitForGateway(teltonikaPort);
+  let portal = startPortal(env);
+  await waitForPort(teltonikaPort);
   await sendFrame(teltonikaPort, frame);
   process.kill(portal.pid, 'SIGKILL');
   await portal.exited;
@@ -201,8 +160,8 @@ test('a zone exit committed with its frame is delivered once after kill -9, and 
   });
 
   // 4. The tracker never saw its ACK and sends the frame again to a restarted portal: acknowledged, no new crossing.
-  portal = startPortal();
-  await waitForGateway(teltonikaPort);
+  portal = startPortal(env);
+  await waitForPort(teltonikaPort);
   await sendFrame(teltonikaPort, frame);
   portal.kill('SIGTERM');
   await portal.exited;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Subprocess } from 'bun';
 import { type DatabaseHandle, openPglite, openPostgres } from '../../src/lib/db/client';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { collectLines } from '../support/instances';
 
 /**
  * The outbox across real processes (tests/support/outbox-process.ts runs the product's outbox):
@@ -32,17 +33,7 @@ function spawn(database: TestDatabase, env: Record<string, string>) {
     stdout: 'pipe',
     stderr: 'inherit',
   });
-  const lines: string[] = [];
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for await (const chunk of child.stdout) {
-      buffered += decoder.decode(chunk, { stream: true });
-      const parts = buffered.split('\n');
-      buffered = parts.pop()!;
-      lines.push(...parts);
-    }
-  })();
+  const { lines, reading } = collectLines(child.stdout);
   return {
     child,
     lines,

@@ -119,6 +119,56 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
   };
 }
 
+/**
+ * The environment of a portal process started by a test on its own free ports, the outbox and jobs off (DEMO off);
+ * the test adds where its database is. `teltonikaPort` is where its devices connect.
+ */
+export function portalEnv(): { teltonikaPort: number; env: Record<string, string> } {
+  const teltonikaPort = freePort();
+  return {
+    teltonikaPort,
+    env: {
+      PORT: String(freePort()),
+      TELTONIKA_PORT: String(teltonikaPort),
+      GT06_PORT: String(freePort()),
+      OSMAND_PORT: String(freePort()),
+      DEMO: '0',
+      JOBS: '0',
+      LOG_LEVEL: 'warn',
+    },
+  };
+}
+
+/** `bun src/main.ts` with the given environment over this one's; its output is dropped, its errors shown. */
+export function startPortal(env: Record<string, string>) {
+  return Bun.spawn(['bun', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' });
+}
+
+/** Waits until something listens on the loopback port (a portal's gateway), at most 60 s. */
+export async function waitForPort(port: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await canConnect(port)) return;
+    await Bun.sleep(100);
+  }
+  throw new Error(`nothing listened on port ${port} within 60 s`);
+}
+
+/** The lines a child process prints, collected as they come; `reading` ends with its output. */
+export function collectLines(stdout: ReadableStream<Uint8Array>): { lines: string[]; reading: Promise<void> } {
+  const lines: string[] = [];
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of stdout) {
+      buffered += decoder.decode(chunk, { stream: true });
+      const parts = buffered.split('\n');
+      buffered = parts.pop()!;
+      lines.push(...parts);
+    }
+  })();
+  return { lines, reading };
+}
+
 async function canConnect(port: number): Promise<boolean> {
   try {
     const socket = await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } });

@@ -9,6 +9,7 @@ import type { LiveMessage } from '../tracking/model';
 import type { StoredPosition } from '../tracking/service';
 import type { TheftMovement } from '../units/events';
 import { ALARM_COOL_DOWN_S, type AlarmDeliveryView, type AlarmSummary, type AlarmView } from './model';
+import { alarmSettings, insertUnit, runStoredHooks, storedPosition } from './testing';
 
 /**
  * The alarm engine over the API with the real receivers, queue and channels (SMS and push at loopback servers speaking
@@ -30,11 +31,7 @@ let imeiSequence = 0;
 
 async function addUnit(accountId: number, name: string, registration = ''): Promise<number> {
   imeiSequence += 1;
-  const imei = `3563070431${String(10000 + imeiSequence).padStart(5, '0')}`;
-  const [unit] = await app.database.rows<{ id: number }>(
-    sql`insert into units (account_id, imei, name, registration_number, protocol, model) values (${accountId}, ${imei}, ${name}, ${registration}, 'teltonika', 'FMB920') returning id`,
-  );
-  return unit!.id;
+  return insertUnit(app, accountId, `3563070431${String(10000 + imeiSequence).padStart(5, '0')}`, name, registration);
 }
 
 async function setCredits(credits: number): Promise<void> {
@@ -69,25 +66,11 @@ async function deliveriesOf(alarmId: number): Promise<AlarmDeliveryView[]> {
 }
 
 function position(unitId: number, minutes: number, normalized: NormalizedIo, extra: Partial<StoredPosition> = {}): StoredPosition {
-  return {
-    unitId,
-    accountId: admin.accountId,
-    time: at(minutes),
-    latitude: 59.33,
-    longitude: 18.06,
-    speedKmh: 0,
-    course: 0,
-    valid: true,
-    flags: 0,
-    ignition: normalized.ignition,
-    odometerM: normalized.odometerM,
-    normalized,
-    ...extra,
-  };
+  return storedPosition(admin.accountId, unitId, at(minutes), normalized, extra);
 }
 
 async function ingest(positions: StoredPosition[]): Promise<void> {
-  await app.platform.database.transaction((tx) => app.services.tracking.storedBatchHooks.run(tx, positions));
+  await runStoredHooks(app, positions);
 }
 
 beforeAll(async () => {
@@ -111,9 +94,7 @@ beforeAll(async () => {
   await addUnit(other.accountId, 'Not yours');
 
   // The administrator receives both classes for both units by e-mail, SMS and push; Swedish, Stockholm time.
-  await app.database.query(`INSERT INTO alarm_account_settings (account_id, language, time_zone, sms_credits) VALUES ($1, 'sv', 'Europe/Stockholm', 100)`, [
-    admin.accountId,
-  ]);
+  await alarmSettings(app, admin.accountId, { language: 'sv', timeZone: 'Europe/Stockholm', smsCredits: 100 });
   const [receiver] = await app.database.query<{ id: number }>(
     `INSERT INTO alarm_receivers (account_id, member_id, name, email, country_code, phone, push_notification)
      VALUES ($1, $2, 'Test Admin', $3, '46', '701234567', true) RETURNING id`,

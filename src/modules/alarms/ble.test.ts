@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
-import type { StoredPosition } from '../tracking/service';
 import { BLE_OUT_OF_RANGE_MINUTES } from './model';
+import { alarmSettings, insertUnit, runStoredHooks, storedPosition } from './testing';
 
 /**
  * BLE alarms: a tag paired with a GPS unit that the unit stops hearing while it keeps reporting raises one security
@@ -25,29 +24,12 @@ const start = new Date('2026-03-02T08:00:00Z');
 const minute = (n: number) => new Date(start.getTime() + n * 60_000);
 
 async function addUnit(name: string, imei: string): Promise<number> {
-  const [unit] = await app.database.rows<{ id: number }>(
-    sql`insert into units (account_id, imei, name, registration_number, protocol, model) values (${admin.accountId}, ${imei}, ${name}, 'TOOL 1', 'teltonika', 'FMB920') returning id`,
-  );
-  return unit!.id;
+  return insertUnit(app, admin.accountId, imei, name, 'TOOL 1');
 }
 
 /** A position of the unit at `n` minutes hearing `macs`; the unit's latest fix moves to it, as the ingest writer does. */
 async function report(unit: number, n: number, macs: string[]): Promise<void> {
-  const position: StoredPosition = {
-    unitId: unit,
-    accountId: admin.accountId,
-    time: minute(n),
-    latitude: 59.33,
-    longitude: 18.06,
-    speedKmh: 0,
-    course: 0,
-    valid: true,
-    flags: 0,
-    ignition: false,
-    odometerM: undefined,
-    normalized: { ble: macs.map((mac) => ({ mac, rssi: -60 })) },
-  };
-  await app.platform.database.transaction((tx) => app.services.tracking.storedBatchHooks.run(tx, [position]));
+  await runStoredHooks(app, [storedPosition(admin.accountId, unit, minute(n), { ble: macs.map((mac) => ({ mac, rssi: -60 })) }, { ignition: false })]);
   await app.database.query(
     `INSERT INTO unit_state (unit_id, time, geom, valid, last_seen) VALUES ($1, $2, ST_SetSRID(ST_MakePoint(18.06, 59.33), 4326), true, $2)
      ON CONFLICT (unit_id) DO UPDATE SET time = EXCLUDED.time, last_seen = EXCLUDED.last_seen`,
@@ -77,7 +59,7 @@ beforeAll(async () => {
   toolId = tool.id;
   otherToolId = other.id;
   quietToolId = quiet.id;
-  await app.database.query(`INSERT INTO alarm_account_settings (account_id, language, time_zone, sms_credits) VALUES ($1, 'en', 'Europe/London', 0)`, [admin.accountId]);
+  await alarmSettings(app, admin.accountId, { language: 'en', timeZone: 'Europe/London', smsCredits: 0 });
   {
     const tx = app.platform.database.query;
     // One receiver selected the drill and the generator (BLE tab), one only the van (GPS tab).

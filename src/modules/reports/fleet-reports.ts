@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../../lib/db/client';
 import {
   DEFAULT_EXPORT_BRAND,
   type ExportBrand,
+  type ExportCell,
   type ExportColumn,
   type ExportDocument,
   type ExportFact,
@@ -133,15 +134,32 @@ export type FleetReports = ReturnType<typeof createFleetReports>;
 
 const hours = (seconds: number) => seconds / 3600;
 
+/** A column of a report's table together with the cell each row gives it: one list says both, so they stay in step. */
+interface ReportField<Row> {
+  column: ExportColumn;
+  cell: (row: Row) => ExportCell;
+}
+
+const KM = { unit: 'km', decimals: 1 } as const;
+
 /** A report as the export kit's document: its rows, the figures above them and its totals. */
 export function reportDocument(report: FleetReport, language: Language, brand: ExportBrand): ExportDocument {
   const t = (key: string, params?: Record<string, string | number>) => translate(language, key, params);
-  const col = (key: string, type: ExportColumn['type'], width: number, extra: Partial<ExportColumn> = {}): ExportColumn => ({
-    label: t(`reports.col.${key}`),
-    type,
-    width,
-    ...extra,
+  const field = <Row>(key: string, type: ExportColumn['type'], width: number, cell: (row: Row) => ExportCell, extra: Partial<ExportColumn> = {}): ReportField<Row> => ({
+    column: { label: t(`reports.col.${key}`), type, width, ...extra },
+    cell,
   });
+  const total = (key: string, value: number, decimals: number, unit?: string): ExportFact => ({ label: t(`reports.col.${key}`), ...(unit === undefined ? {} : { unit }), value: number(value, decimals) });
+  const fuelName = (fuel: FuelType | null) => (fuel ? t(`reports.fuel.${fuel}`) : '');
+  const co2FactorNote = (factor: Co2Report['factors'][number]) =>
+    t('reports.note.co2Factor', { fuel: fuelName(factor.fuelType), country: factor.country, year: factor.year, value: factor.kgPerUnit, unit: factor.energyUnit, basis: t(`reports.co2Basis.${factor.basis}`), source: factor.source });
+  // The columns most reports open with.
+  const name = field<{ name: string }>('name', 'text', 22, (row) => row.name);
+  const department = field<{ department: { name: string } | null }>('department', 'text', 14, (row) => row.department?.name ?? '');
+  const trips = field<{ trips: number }>('trips', 'number', 7, (row) => row.trips);
+  const distance = field<{ distanceKm: number }>('distance', 'number', 10, (row) => row.distanceKm, KM);
+  const fuelType = field<{ fuelType: FuelType | null }>('fuelType', 'text', 10, (row) => fuelName(row.fuelType));
+
   const facts: ExportFact[] = [
     { label: t('reports.fact.period'), value: text(`${report.from} – ${report.to}`) },
     { label: t('reports.fact.groupBy'), value: text(t(`reports.groupBy.${report.groupBy}`)) },
@@ -152,173 +170,118 @@ export function reportDocument(report: FleetReport, language: Language, brand: E
   let columns: ExportColumn[] = [];
   let rows: ExportRow[] = [];
   let totals: ExportFact[] = [];
-  const fuelName = (fuel: FuelType | null) => (fuel ? t(`reports.fuel.${fuel}`) : '');
+  const table = <Row>(source: readonly Row[], fields: ReportField<Row>[]) => {
+    columns = fields.map((each) => each.column);
+    rows = source.map((row) => fields.map((each) => each.cell(row)));
+  };
   switch (report.kind) {
     case 'summary':
-      columns = [
-        col('name', 'text', 22),
-        col('department', 'text', 14),
-        col('trips', 'number', 7),
-        col('distance', 'number', 10, { unit: 'km', decimals: 1 }),
-        col('business', 'number', 10, { unit: 'km', decimals: 1 }),
-        col('private', 'number', 10, { unit: 'km', decimals: 1 }),
-        col('drivingTime', 'number', 9, { unit: 'h', decimals: 1 }),
-        col('idleTime', 'number', 9, { unit: 'h', decimals: 1 }),
-        col('stops', 'number', 7),
-        col('avgSpeed', 'number', 8, { unit: 'km/h', decimals: 1 }),
-        col('maxSpeed', 'number', 8, { unit: 'km/h', decimals: 1 }),
-      ];
-      rows = report.rows.map((row) => [
-        row.name,
-        row.department?.name ?? '',
-        row.trips,
-        row.distanceKm,
-        row.distanceByType.business,
-        row.distanceByType.private,
-        hours(row.drivingS),
-        hours(row.idleS),
-        row.stops,
-        row.avgSpeedKmh,
-        row.maxSpeedKmh,
+      table(report.rows, [
+        name,
+        department,
+        trips,
+        distance,
+        field('business', 'number', 10, (row) => row.distanceByType.business, KM),
+        field('private', 'number', 10, (row) => row.distanceByType.private, KM),
+        field('drivingTime', 'number', 9, (row) => hours(row.drivingS), { unit: 'h', decimals: 1 }),
+        field('idleTime', 'number', 9, (row) => hours(row.idleS), { unit: 'h', decimals: 1 }),
+        field('stops', 'number', 7, (row) => row.stops),
+        field('avgSpeed', 'number', 8, (row) => row.avgSpeedKmh, { unit: 'km/h', decimals: 1 }),
+        field('maxSpeed', 'number', 8, (row) => row.maxSpeedKmh, { unit: 'km/h', decimals: 1 }),
       ]);
       totals = [
-        { label: t('reports.col.trips'), value: number(report.fleet.trips, 0) },
-        { label: t('reports.col.distance'), unit: 'km', value: number(report.fleet.distanceKm, 1) },
-        { label: t('reports.col.business'), unit: 'km', value: number(report.fleet.distanceByType.business, 1) },
-        { label: t('reports.col.private'), unit: 'km', value: number(report.fleet.distanceByType.private, 1) },
-        { label: t('reports.col.drivingTime'), unit: 'h', value: number(hours(report.fleet.drivingS), 1) },
-        { label: t('reports.col.idleTime'), unit: 'h', value: number(hours(report.fleet.idleS), 1) },
+        total('trips', report.fleet.trips, 0),
+        total('distance', report.fleet.distanceKm, 1, 'km'),
+        total('business', report.fleet.distanceByType.business, 1, 'km'),
+        total('private', report.fleet.distanceByType.private, 1, 'km'),
+        total('drivingTime', hours(report.fleet.drivingS), 1, 'h'),
+        total('idleTime', hours(report.fleet.idleS), 1, 'h'),
       ];
-      for (const department of report.departments)
-        totals.push({ label: `${t('reports.col.department')}: ${department.name}`, unit: 'km', value: number(department.distanceKm, 1) });
+      for (const each of report.departments) totals.push({ label: `${t('reports.col.department')}: ${each.name}`, unit: 'km', value: number(each.distanceKm, 1) });
       break;
-    case 'eco':
-      columns = [
-        col('rank', 'number', 6),
-        col('name', 'text', 22),
-        col('score', 'number', 8, { decimals: 1 }),
-        col('trips', 'number', 7),
-        col('distance', 'number', 10, { unit: 'km', decimals: 1 }),
-        col('acceleration', 'number', 10, { unit: '/100 km', decimals: 2 }),
-        col('braking', 'number', 10, { unit: '/100 km', decimals: 2 }),
-        col('cornering', 'number', 10, { unit: '/100 km', decimals: 2 }),
-        col('overspeed', 'number', 9, { unit: '%', decimals: 1 }),
-        col('idle', 'number', 9, { unit: '%', decimals: 1 }),
-      ];
-      rows = report.rows.map((row) => [
-        row.rank,
-        row.name,
-        row.score,
-        row.trips,
-        row.distanceKm,
-        row.accelerationPer100Km,
-        row.brakingPer100Km,
-        row.corneringPer100Km,
-        row.overspeedShare * 100,
-        row.idleShare * 100,
+    case 'eco': {
+      const per100Km = { unit: '/100 km', decimals: 2 };
+      table(report.rows, [
+        field('rank', 'number', 6, (row) => row.rank),
+        name,
+        field('score', 'number', 8, (row) => row.score, { decimals: 1 }),
+        trips,
+        distance,
+        field('acceleration', 'number', 10, (row) => row.accelerationPer100Km, per100Km),
+        field('braking', 'number', 10, (row) => row.brakingPer100Km, per100Km),
+        field('cornering', 'number', 10, (row) => row.corneringPer100Km, per100Km),
+        field('overspeed', 'number', 9, (row) => row.overspeedShare * 100, { unit: '%', decimals: 1 }),
+        field('idle', 'number', 9, (row) => row.idleShare * 100, { unit: '%', decimals: 1 }),
       ]);
-      totals = [
-        { label: t('reports.col.score'), value: number(report.fleet.score, 1) },
-        { label: t('reports.col.trips'), value: number(report.fleet.trips, 0) },
-        { label: t('reports.col.distance'), unit: 'km', value: number(report.fleet.distanceKm, 1) },
-      ];
+      totals = [total('score', report.fleet.score, 1), total('trips', report.fleet.trips, 0), total('distance', report.fleet.distanceKm, 1, 'km')];
       notes.push(t('reports.note.ecoScore'));
       break;
-    case 'fuel':
-      columns = [
-        col('name', 'text', 22),
-        col('fuelType', 'text', 10),
-        col('source', 'text', 12),
-        col('distance', 'number', 10, { unit: 'km', decimals: 1 }),
-        col('quantity', 'number', 10, { unit: 'l/kWh', decimals: 2 }),
-        col('price', 'number', 8, { unit: report.currency, decimals: 2 }),
-        col('cost', 'number', 10, { unit: report.currency, decimals: 2 }),
-        col('refuels', 'number', 7),
-      ];
-      rows = report.rows.map((row) => [
-        row.name,
-        fuelName(row.fuelType),
-        t(`reports.source.${row.source}`),
-        row.distanceKm,
-        row.quantity,
-        row.price,
-        row.cost,
-        row.refuels,
+    }
+    case 'fuel': {
+      const money = { unit: report.currency, decimals: 2 };
+      table(report.rows, [
+        name,
+        fuelType,
+        field('source', 'text', 12, (row) => t(`reports.source.${row.source}`)),
+        distance,
+        field('quantity', 'number', 10, (row) => row.quantity, { unit: 'l/kWh', decimals: 2 }),
+        field('price', 'number', 8, (row) => row.price, money),
+        field('cost', 'number', 10, (row) => row.cost, money),
+        field('refuels', 'number', 7, (row) => row.refuels),
       ]);
       totals = report.fuelTypes.map((type) => ({
         label: `${fuelName(type.fuelType) || t('reports.fuel.unknown')} (${type.energyUnit})`,
         value: number(type.quantity, 2),
       }));
-      totals.push({
-        label: t('reports.col.cost'),
-        unit: report.currency,
-        value: number(
+      totals.push(
+        total(
+          'cost',
           report.fuelTypes.reduce((sum, type) => sum + (type.cost ?? 0), 0),
           2,
+          report.currency,
         ),
-      });
+      );
       break;
+    }
     case 'co2':
-      columns = [
-        col('name', 'text', 22),
-        col('department', 'text', 14),
-        col('fuelType', 'text', 10),
-        col('distance', 'number', 10, { unit: 'km', decimals: 1 }),
-        col('method', 'text', 14),
-        col('gPerKm', 'number', 8, { unit: 'g/km', decimals: 1 }),
-        col('quantity', 'number', 10, { unit: 'l/kWh', decimals: 2 }),
-        col('co2', 'number', 10, { unit: 'kg', decimals: 1 }),
-      ];
-      rows = report.rows.map((row) => [
-        row.name,
-        row.department?.name ?? '',
-        fuelName(row.fuelType),
-        row.distanceKm,
-        t(`reports.co2Method.${row.method}`),
-        row.gPerKm,
-        row.fuelQuantity,
-        row.co2Kg,
+      table(report.rows, [
+        name,
+        department,
+        fuelType,
+        distance,
+        field('method', 'text', 14, (row) => t(`reports.co2Method.${row.method}`)),
+        field('gPerKm', 'number', 8, (row) => row.gPerKm, { unit: 'g/km', decimals: 1 }),
+        field('quantity', 'number', 10, (row) => row.fuelQuantity, { unit: 'l/kWh', decimals: 2 }),
+        field('co2', 'number', 10, (row) => row.co2Kg, { unit: 'kg', decimals: 1 }),
       ]);
-      totals = [{ label: t('reports.col.co2'), unit: 'kg', value: number(report.totalKg, 1) }];
-      for (const department of report.departments)
-        totals.push({ label: `${t('reports.col.department')}: ${department.name}`, unit: 'kg', value: number(department.co2Kg, 1) });
-      for (const factor of report.factors)
-        notes.push(
-          [
-            t('reports.note.co2Factor', { fuel: fuelName(factor.fuelType), country: factor.country, year: factor.year, value: factor.kgPerUnit, unit: factor.energyUnit, basis: t(`reports.co2Basis.${factor.basis}`), source: factor.source }),
-            factor.verified ? '' : t('reports.note.co2FactorUnverified'),
-          ]
-            .filter(Boolean)
-            .join(' '),
-        );
+      totals = [total('co2', report.totalKg, 1, 'kg')];
+      for (const each of report.departments) totals.push({ label: `${t('reports.col.department')}: ${each.name}`, unit: 'kg', value: number(each.co2Kg, 1) });
+      for (const factor of report.factors) notes.push([co2FactorNote(factor), factor.verified ? '' : t('reports.note.co2FactorUnverified')].filter(Boolean).join(' '));
       break;
     case 'environment': {
-      columns = [
-        col('period', 'text', 12),
-        col('fuelType', 'text', 10),
-        col('vehicleType', 'text', 14),
-        col('vehicles', 'number', 7),
-        col('distance', 'number', 10, { unit: 'km', decimals: 1 }),
-        col('energy', 'number', 10, { decimals: 1 }),
-        col('energyUnit', 'text', 6),
-        col('co2', 'number', 10, { unit: 'kg', decimals: 1 }),
-      ];
-      const periodRows = (label: string, period: EnvironmentReport['current']): ExportRow[] =>
-        period.groups.map((group) => [label, fuelName(group.fuelType), t(`reports.vehicleType.${group.vehicleType}`), group.vehicles, group.distanceKm, group.energy, group.energyUnit, group.co2Kg]);
-      rows = [
-        ...periodRows(`${report.current.from} – ${report.current.to}`, report.current),
-        ...periodRows(`${report.previous.from} – ${report.previous.to}`, report.previous),
-      ];
+      const groups = (period: EnvironmentReport['current']) => period.groups.map((group) => ({ ...group, period: `${period.from} – ${period.to}` }));
+      table(
+        [...groups(report.current), ...groups(report.previous)],
+        [
+          field('period', 'text', 12, (row) => row.period),
+          fuelType,
+          field('vehicleType', 'text', 14, (row) => t(`reports.vehicleType.${row.vehicleType}`)),
+          field('vehicles', 'number', 7, (row) => row.vehicles),
+          distance,
+          field('energy', 'number', 10, (row) => row.energy, { decimals: 1 }),
+          field('energyUnit', 'text', 6, (row) => row.energyUnit),
+          field('co2', 'number', 10, (row) => row.co2Kg, { unit: 'kg', decimals: 1 }),
+        ],
+      );
       totals = [
-        { label: t('reports.col.distance'), unit: 'km', value: number(report.current.distanceKm, 1) },
-        { label: t('reports.col.co2'), unit: 'kg', value: number(report.current.co2Kg, 1) },
-        { label: t('reports.col.electricShare'), unit: '%', value: number(report.current.electricShare * 100, 1) },
-        { label: t('reports.col.previousDistance'), unit: 'km', value: number(report.previous.distanceKm, 1) },
-        { label: t('reports.col.previousCo2'), unit: 'kg', value: number(report.previous.co2Kg, 1) },
-        { label: t('reports.col.previousElectricShare'), unit: '%', value: number(report.previous.electricShare * 100, 1) },
+        total('distance', report.current.distanceKm, 1, 'km'),
+        total('co2', report.current.co2Kg, 1, 'kg'),
+        total('electricShare', report.current.electricShare * 100, 1, '%'),
+        total('previousDistance', report.previous.distanceKm, 1, 'km'),
+        total('previousCo2', report.previous.co2Kg, 1, 'kg'),
+        total('previousElectricShare', report.previous.electricShare * 100, 1, '%'),
       ];
-      for (const factor of report.factors)
-        notes.push(t('reports.note.co2Factor', { fuel: fuelName(factor.fuelType), country: factor.country, year: factor.year, value: factor.kgPerUnit, unit: factor.energyUnit, basis: t(`reports.co2Basis.${factor.basis}`), source: factor.source }));
+      for (const factor of report.factors) notes.push(co2FactorNote(factor));
       break;
     }
   }

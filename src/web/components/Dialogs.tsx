@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Button, Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { MessageOptions } from './DialogProvider';
+import { Banner } from './Form';
 
 export { DialogProvider, type MessageOptions, useDialogs } from './DialogProvider';
 
@@ -43,6 +44,82 @@ export function AppDialog({
         </Dialog>
       </Modal>
     </ModalOverlay>
+  );
+}
+
+/**
+ * A dialog's form: its failure above the fields (closable), and Cancel and Save under them, Save busy while saving.
+ * Test ids: `<testIdPrefix>-error`, `-cancel`, `-save`.
+ */
+export function DialogForm({
+  className,
+  onSubmit,
+  failure,
+  onDismissFailure,
+  onCancel,
+  saving,
+  testIdPrefix,
+  children,
+}: {
+  className: string;
+  onSubmit: () => void;
+  failure: string | null;
+  onDismissFailure: () => void;
+  onCancel: () => void;
+  saving: boolean;
+  testIdPrefix: string;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <form
+      className={className}
+      noValidate
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      {failure && (
+        <Banner kind="error" onClose={onDismissFailure} closeLabel={t('common.close')}>
+          <span data-testid={`${testIdPrefix}-error`}>{failure}</span>
+        </Banner>
+      )}
+      {children}
+      <DialogActions onCancel={onCancel} cancelTestId={`${testIdPrefix}-cancel`} saveTestId={`${testIdPrefix}-save`} isDisabled={saving} busy={saving} />
+    </form>
+  );
+}
+
+/**
+ * Cancel and Save under a dialog's fields. Save submits the dialog's form unless `onSave` is given; `busy` shows it
+ * working.
+ */
+export function DialogActions({
+  onCancel,
+  onSave,
+  isDisabled,
+  busy = false,
+  cancelTestId,
+  saveTestId,
+}: {
+  onCancel: () => void;
+  onSave?: () => void;
+  isDisabled: boolean;
+  busy?: boolean;
+  cancelTestId?: string;
+  saveTestId: string;
+}) {
+  const { t } = useTranslation();
+  return (
+    <div className="dialog-actions">
+      <Button className="btn btn-secondary" onPress={onCancel} data-testid={cancelTestId}>
+        {t('common.cancel')}
+      </Button>
+      <Button type={onSave ? 'button' : 'submit'} className="btn btn-primary" onPress={onSave} isDisabled={isDisabled} data-testid={saveTestId}>
+        {busy ? t('common.loading') : t('common.save')}
+      </Button>
+    </div>
   );
 }
 

@@ -164,3 +164,13 @@ export function Banner({ kind, children, onClose, closeLabel }: { kind: 'error' 
     </div>
   );
 }
+
+/** A form's error that belongs to no one field (or to a picker or a map), announced when it comes. */
+export function FormError({ error, testId }: { error: string | null | undefined; testId?: string }) {
+  if (!error) return null;
+  return (
+    <p className="field-error" role="alert" data-testid={testId}>
+      {error}
+    </p>
+  );
+}

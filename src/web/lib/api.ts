@@ -27,6 +27,11 @@ export class ApiError extends Error {
     return this.errors && typeof this.errors === 'object' && !('msg' in this.errors) ? (this.errors as FieldErrors) : {};
   }
 
+  /** Field errors of a 422 with each field's messages as one text, as a form shows them under its fields. */
+  get fieldTexts(): Record<string, string> {
+    return Object.fromEntries(Object.entries(this.fields).map(([name, messages]) => [name, messages.join(' ')]));
+  }
+
   fieldError(...names: string[]): string | undefined {
     for (const name of names) {
       const messages = this.fields[name];

@@ -66,6 +66,46 @@ export function saveFailure(error: unknown): SaveFailure {
   return { fields: {}, message: errorText(error) };
 }
 
+/**
+ * A phone number as its dial code and its number (spec §5's rules are the server's), side by side. A stored code
+ * that is not among the markets' is offered too, so that it shows as it is. Test ids: `<testIdPrefix>-country`, `-phone`.
+ */
+export function PhoneFields(props: {
+  countryCode: string;
+  phone: string;
+  onCountryCode: (code: string) => void;
+  onPhone: (phone: string) => void;
+  errors: { country_code?: string; phone?: string };
+  isRequired?: boolean;
+  testIdPrefix: string;
+}) {
+  const { t } = useTranslation();
+  const codes = DIAL_CODES.includes(props.countryCode) ? DIAL_CODES : [props.countryCode, ...DIAL_CODES];
+  return (
+    <div className="alarm-form-row">
+      <SelectField
+        label={t('alarmReceivers.fields.countryCode')}
+        value={props.countryCode}
+        onChange={props.onCountryCode}
+        options={codes.map((code) => ({ value: code, label: code }))}
+        error={props.errors.country_code}
+        testId={`${props.testIdPrefix}-country`}
+      />
+      <Field
+        label={t('alarmReceivers.fields.phone')}
+        type="tel"
+        inputMode="tel"
+        value={props.phone}
+        onChange={props.onPhone}
+        error={props.errors.phone}
+        isRequired={props.isRequired}
+        maxLength={30}
+        testId={`${props.testIdPrefix}-phone`}
+      />
+    </div>
+  );
+}
+
 /** Name, e-mail, phone (sub-site 0 only), push and the two alarm classes. A linked user's name and e-mail are theirs. */
 export function ReceiverFields({
   form,
@@ -91,17 +131,7 @@ export function ReceiverFields({
         </div>
       )}
       {showsPhone && (
-        <div className="alarm-form-row">
-          <SelectField
-            label={t('alarmReceivers.fields.countryCode')}
-            value={form.country_code}
-            onChange={set('country_code')}
-            options={DIAL_CODES.map((code) => ({ value: code, label: code }))}
-            error={errors.country_code}
-            testId="receiver-form-country"
-          />
-          <Field label={t('alarmReceivers.fields.phone')} type="tel" inputMode="tel" value={form.phone} onChange={set('phone')} error={errors.phone} maxLength={30} testId="receiver-form-phone" />
-        </div>
+        <PhoneFields countryCode={form.country_code} phone={form.phone} onCountryCode={set('country_code')} onPhone={set('phone')} errors={errors} testIdPrefix="receiver-form" />
       )}
       <div className="alarm-form-checks">
         <CheckboxField isSelected={form.security_alarm} onChange={set('security_alarm')}>

@@ -3,13 +3,13 @@ import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { AlertNumberView } from '../../../modules/alarm-receivers/model';
 import { type DataColumn, DataTable } from '../../components/DataTable';
-import { AppDialog, useDialogs } from '../../components/Dialogs';
-import { Banner, Field, SelectField } from '../../components/Form';
+import { AppDialog, DialogActions, useDialogs } from '../../components/Dialogs';
+import { Banner, Field, FormError } from '../../components/Form';
 import { errorText, isApiError } from '../../lib/api';
 import { localeTag } from '../../lib/i18n';
 import { type TableView, useTableView } from '../../lib/table-view';
 import { useAlertNumbers, useDeleteAlertNumber, useSaveAlertNumber } from './api';
-import { DIAL_CODES, dialCode, phoneText, type SaveFailure, saveFailure } from '../../components/alarms/ReceiverFields';
+import { dialCode, PhoneFields, phoneText, type SaveFailure, saveFailure } from '../../components/alarms/ReceiverFields';
 import './alarms.css';
 
 const NO_NUMBERS: AlertNumberView[] = [];
@@ -38,7 +38,6 @@ function NumberDialog({ number, onClose }: { number: AlertNumberView | null; onC
     }
   }
 
-  const codes = DIAL_CODES.includes(countryCode) ? DIAL_CODES : [countryCode, ...DIAL_CODES];
   return (
     <AppDialog isOpen onOpenChange={(open) => !open && onClose()} title={number ? t('alertNumbers.edit.title') : t('alertNumbers.add.title')} className="alarm-dialog">
       <form
@@ -50,31 +49,10 @@ function NumberDialog({ number, onClose }: { number: AlertNumberView | null; onC
         }}
         data-testid="alert-number-form"
       >
-        <div className="alarm-form-row">
-          <SelectField
-            label={t('alarmReceivers.fields.countryCode')}
-            value={countryCode}
-            onChange={setCountryCode}
-            options={codes.map((code) => ({ value: code, label: code }))}
-            error={failure.fields.country_code}
-            testId="alert-number-country"
-          />
-          <Field label={t('alarmReceivers.fields.phone')} type="tel" inputMode="tel" value={phone} onChange={setPhone} error={failure.fields.phone} isRequired maxLength={30} testId="alert-number-phone" />
-        </div>
+        <PhoneFields countryCode={countryCode} phone={phone} onCountryCode={setCountryCode} onPhone={setPhone} errors={failure.fields} isRequired testIdPrefix="alert-number" />
         <Field label={t('alertNumbers.fields.label')} value={label} onChange={setLabel} maxLength={50} description={t('alertNumbers.fields.labelHint')} testId="alert-number-label" />
-        {failure.message && (
-          <p className="field-error" role="alert" data-testid="alert-number-error">
-            {failure.message}
-          </p>
-        )}
-        <div className="dialog-actions">
-          <Button className="btn btn-secondary" onPress={onClose}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" className="btn btn-primary" isDisabled={save.isPending} data-testid="alert-number-save">
-            {t('common.save')}
-          </Button>
-        </div>
+        <FormError error={failure.message} testId="alert-number-error" />
+        <DialogActions onCancel={onClose} isDisabled={save.isPending} saveTestId="alert-number-save" />
       </form>
     </AppDialog>
   );

@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Button, Radio, RadioGroup, Label, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
+import { Radio, RadioGroup, Label, Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { AlarmReceiverView, ReceiverDeviceType, ReceiverUnits } from '../../../modules/alarm-receivers/model';
-import { AppDialog } from '../../components/Dialogs';
-import { Banner, SelectField } from '../../components/Form';
+import { AppDialog, DialogActions } from '../../components/Dialogs';
+import { Banner, FormError, SelectField } from '../../components/Form';
 import { dialCode, emptyReceiverForm, type ReceiverFormState, ReceiverFields, receiverPayload, type SaveFailure, saveFailure } from '../../components/alarms/ReceiverFields';
 import { type PickerUnit, UnitChoice } from '../../components/UnitPicker';
 import { errorText, isApiError } from '../../lib/api';
@@ -155,19 +155,8 @@ export function NewReceiverDialog({ showsPhone, onClose, onFailure }: { showsPho
         <h3 className="alarm-subtitle">{t('alarmReceivers.units.title')}</h3>
         {units.isError && <Banner kind="error">{errorText(units.error)}</Banner>}
         {units.data ? <UnitTabs units={units.data} selection={selection} onChange={setSelection} /> : !units.isError && <p aria-live="polite">{t('common.loading')}</p>}
-        {failure.message && (
-          <p className="field-error" role="alert" data-testid="receiver-form-error">
-            {failure.message}
-          </p>
-        )}
-        <div className="dialog-actions">
-          <Button className="btn btn-secondary" onPress={onClose}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" className="btn btn-primary" isDisabled={busy} data-testid="receiver-save">
-            {t('common.save')}
-          </Button>
-        </div>
+        <FormError error={failure.message} testId="receiver-form-error" />
+        <DialogActions onCancel={onClose} isDisabled={busy} saveTestId="receiver-save" />
       </form>
     </AppDialog>
   );
@@ -210,19 +199,8 @@ export function EditReceiverDialog({ receiver, showsPhone, onClose }: { receiver
       >
         {receiver.member_id !== null && <p className="alarm-muted">{t('alarmReceivers.edit.linked', { name: receiver.name, email: receiver.email ?? '' })}</p>}
         <ReceiverFields form={form} onChange={setForm} errors={failure.fields} showsPhone={showsPhone} linked={receiver.member_id !== null} />
-        {failure.message && (
-          <p className="field-error" role="alert" data-testid="receiver-form-error">
-            {failure.message}
-          </p>
-        )}
-        <div className="dialog-actions">
-          <Button className="btn btn-secondary" onPress={onClose}>
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" className="btn btn-primary" isDisabled={save.isPending} data-testid="receiver-save">
-            {t('common.save')}
-          </Button>
-        </div>
+        <FormError error={failure.message} testId="receiver-form-error" />
+        <DialogActions onCancel={onClose} isDisabled={save.isPending} saveTestId="receiver-save" />
       </form>
     </AppDialog>
   );
@@ -255,19 +233,8 @@ export function ReceiverUnitsDialog({ receiver, onClose, onFailure }: { receiver
     <AppDialog isOpen onOpenChange={(open) => !open && onClose()} title={t('alarmReceivers.units.titleFor', { name: receiver.name })} className="alarm-dialog">
       {units.isError && <Banner kind="error">{errorText(units.error)}</Banner>}
       {units.data && selection ? <UnitTabs units={units.data} selection={selection} onChange={setSelection} /> : !units.isError && <p aria-live="polite">{t('common.loading')}</p>}
-      {message && (
-        <p className="field-error" role="alert" data-testid="receiver-units-error">
-          {message}
-        </p>
-      )}
-      <div className="dialog-actions">
-        <Button className="btn btn-secondary" onPress={onClose}>
-          {t('common.cancel')}
-        </Button>
-        <Button className="btn btn-primary" onPress={() => void submit()} isDisabled={!selection || assign.isPending} data-testid="receiver-units-save">
-          {t('common.save')}
-        </Button>
-      </div>
+      <FormError error={message} testId="receiver-units-error" />
+      <DialogActions onCancel={onClose} onSave={() => void submit()} isDisabled={!selection || assign.isPending} saveTestId="receiver-units-save" />
     </AppDialog>
   );
 }

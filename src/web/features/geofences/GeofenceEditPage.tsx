@@ -1,7 +1,6 @@
 import { type FormEvent, lazy, Suspense, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import {
   type Deactivation,
   GEOFENCE_NAME_MAX,
@@ -15,10 +14,8 @@ import {
   geofenceInputSchema,
 } from '../../../modules/geofences/model';
 import type { PlaceGeocodeCandidate } from '../../../modules/places/model';
-import { Banner, Field, SelectField } from '../../components/Form';
-import { NotFoundPage } from '../../components/NotFoundPage';
-import { UnitPicker } from '../../components/UnitPicker';
-import { errorText, isApiError } from '../../lib/api';
+import { Field, FormError, SelectField } from '../../components/Form';
+import { AddressLookup, decimalInput, END_TIMES, ItemList, RecordEditPage, ShapeCard, ShapeEditLayout, START_TIMES, UnitsCard, useShapeForm, WeekdayChecks } from '../../components/ShapeEditor';
 import { localeTag, translateMessage } from '../../lib/i18n';
 import { geofencePath, PATHS } from '../../lib/paths';
 import { geocodeAddress, useGeofence, useGeofences, useGeofenceSettings, useGeofenceUnits, useSaveGeofence } from '../../components/geofences/api';
@@ -68,49 +65,19 @@ function draftOf(zone: GeofenceView | undefined): Draft {
   };
 }
 
-/** Decimal input with a comma or a dot (spec §5); NaN when it is not a number. */
-const decimal = (value: string) => (/^-?\d+([.,]\d+)?$/.test(value.trim()) ? Number(value.trim().replace(',', '.')) : Number.NaN);
-
-/** 00:00 … 23:45 as start times, 00:15 … 24:00 as end times (15-minute steps). */
-const timeOf = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-const STARTS = Array.from({ length: 96 }, (_, i) => timeOf(i * 15));
-const ENDS = Array.from({ length: 96 }, (_, i) => timeOf((i + 1) * 15));
-/** Monday first, as the week reads in the three markets (day ids: 0 is Sunday). */
-const WEEK = [1, 2, 3, 4, 5, 6, 0];
-
 /** Spec §2 /user/geofences/add-edit-geofences/{geofenceID}: a new zone, or an existing one. */
 export function GeofenceEditPage() {
-  const { t } = useTranslation();
-  const { geofenceID } = useParams();
-  const id = geofenceID === undefined ? null : /^\d+$/.test(geofenceID) ? Number(geofenceID) : Number.NaN;
-  const zone = useGeofence(id === null || Number.isNaN(id) ? null : id);
-  if (Number.isNaN(id)) return <NotFoundPage />;
-  if (id !== null && zone.isPending) return <p className="page">{t('common.loading')}</p>;
-  if (id !== null && zone.isError) {
-    if (isApiError(zone.error) && zone.error.status === 404) return <NotFoundPage />;
-    return (
-      <div className="page">
-        <Banner kind="error">{errorText(zone.error)}</Banner>
-      </div>
-    );
-  }
-  return <GeofenceForm key={id ?? 'new'} id={id} zone={zone.data} />;
+  return <RecordEditPage param="geofenceID" useRecord={useGeofence} form={(id, zone) => <GeofenceForm id={id} zone={zone} />} />;
 }
 
 function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | undefined }) {
   const { t, i18n } = useTranslation();
-  const navigate = useNavigate();
-  const location = useLocation();
   const [draft, setDraft] = useState<Draft>(() => draftOf(zone));
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(() =>
-    (location.state as { saved?: boolean } | null)?.saved ? { kind: 'success', text: t('geofences.saved') } : null,
-  );
+  const form = useShapeForm(t('geofences.saved'));
+  const { setFields, fieldError, setMessage, saveChecked } = form;
   // A new zone starts with drawing; an existing one with editing its shape.
   const [tool, setTool] = useState<'draw' | 'edit'>(zone ? 'edit' : 'draw');
   const [address, setAddress] = useState('');
-  const [candidates, setCandidates] = useState<PlaceGeocodeCandidate[] | null>(null);
-  const [lookingUp, setLookingUp] = useState(false);
   const [flyTo, setFlyTo] = useState<{ latitude: number; longitude: number; seq: number } | null>(null);
   const units = useGeofenceUnits();
   const settings = useGeofenceSettings();
@@ -125,8 +92,8 @@ function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | un
     setDraft((current) => ({ ...current, windows: current.windows.map((window) => (window.key === key ? { ...window, ...change } : window)) }));
   const metres = new Intl.NumberFormat(localeTag(i18n.language));
 
-  const lat = decimal(draft.latitude);
-  const lon = decimal(draft.longitude);
+  const lat = decimalInput(draft.latitude);
+  const lon = decimalInput(draft.longitude);
   const radius = /^\d+$/.test(draft.radius.trim()) ? Number(draft.radius.trim()) : Number.NaN;
   const geometry: ZoneGeometry = useMemo(
     () => ({
@@ -138,11 +105,6 @@ function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | un
     }),
     [draft.shape, lat, lon, radius, radiusMax, draft.points],
   );
-  const dayNames = useMemo(() => {
-    const format = new Intl.DateTimeFormat(localeTag(i18n.language), { weekday: 'short' });
-    // 4 January 2026 was a Sunday: day id 0.
-    return Object.fromEntries([0, 1, 2, 3, 4, 5, 6].map((day) => [day, format.format(new Date(Date.UTC(2026, 0, 4 + day, 12)))]));
-  }, [i18n.language]);
 
   function drawn(next: ZoneGeometry | null) {
     setFields((current) => {
@@ -170,28 +132,10 @@ function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | un
     setTool('draw');
   }
 
-  async function lookUp() {
-    setLookingUp(true);
-    setCandidates(null);
-    try {
-      const found = await geocodeAddress(address);
-      setCandidates(found);
-      if (found.length === 1) choose(found[0]!);
-    } catch (error) {
-      setMessage({ kind: 'error', text: errorText(error) });
-    } finally {
-      setLookingUp(false);
-    }
-  }
-
   function choose(candidate: PlaceGeocodeCandidate) {
     setFlyTo((previous) => ({ latitude: candidate.latitude, longitude: candidate.longitude, seq: (previous?.seq ?? 0) + 1 }));
     setAddress(candidate.address);
-    setCandidates(null);
   }
-
-  const showFirstError = () =>
-    requestAnimationFrame(() => document.querySelector('.geofence-form .field-error')?.scrollIntoView({ block: 'center' }));
 
   /** Field errors of the shared schema and the brand's minimum radius, each under its field. */
   function localErrors(input: GeofenceInput): Record<string, string> {
@@ -214,8 +158,6 @@ function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | un
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setMessage(null);
-    setFields({});
     const input: GeofenceInput = {
       name: draft.name,
       shape: draft.shape,
@@ -228,223 +170,167 @@ function GeofenceForm({ id, zone }: { id: number | null; zone: GeofenceView | un
       realTime: draft.realTime,
       active: draft.active,
     };
-    const local = localErrors(input);
-    if (Object.keys(local).length > 0) {
-      setFields(local);
-      showFirstError();
-      return;
-    }
-    try {
-      const saved = await save.mutateAsync({ id, input });
-      setMessage({ kind: 'success', text: t('geofences.saved') });
-      if (id === null) navigate(geofencePath(saved.id), { replace: true, state: { saved: true } });
-      else setDraft(draftOf(saved));
-    } catch (error) {
-      if (isApiError(error) && (error.status === 422 || error.status === 409)) {
-        setFields(Object.fromEntries(Object.entries(error.fields).map(([name, messages]) => [name, messages.join(' ')])));
-        showFirstError();
-      }
-      setMessage({ kind: 'error', text: errorText(error) });
-    }
+    await saveChecked({
+      local: localErrors(input),
+      save: () => save.mutateAsync({ id, input }),
+      pathOfNew: id === null ? geofencePath : null,
+      onSaved: (saved) => setDraft(draftOf(saved)),
+      fieldStatuses: [422, 409],
+    });
   }
 
-  const fieldError = (name: string) => fields[name] ?? null;
   const coordinatesError = fieldError('points') ?? fieldError('center') ?? fieldError('center.latitude') ?? fieldError('center.longitude');
 
   return (
-    <div className="page geofences-page geofence-edit-page">
-      <div className="geofences-heading">
-        <h1 className="page-title">{id === null ? t('geofences.newTitle') : t('geofences.editTitle', { name: zone?.name ?? '' })}</h1>
-        <Link className="btn btn-secondary" to={PATHS.geofences}>
-          {t('geofences.backToList')}
-        </Link>
-      </div>
-      {readOnly && <Banner kind="info">{t('geofences.readOnlyHint')}</Banner>}
-      {message && (
-        <Banner kind={message.kind} onClose={() => setMessage(null)} closeLabel={t('geofences.closeMessage')}>
-          <span data-testid="geofence-message">{message.text}</span>
-        </Banner>
-      )}
-      <form className="geofence-form" onSubmit={submit} noValidate aria-label={t('geofences.formLabel')}>
-        <fieldset className="geofence-card" disabled={readOnly}>
-          <legend>{t('geofences.sections.zone')}</legend>
-          <Field label={t('geofences.fields.name')} value={draft.name} onChange={(value) => set('name', value)} isRequired maxLength={GEOFENCE_NAME_MAX} error={fieldError('name')} testId="geofence-name" />
-          <div className="geofence-row">
-            <SelectField
-              label={t('geofences.fields.shape')}
-              value={draft.shape}
-              onChange={(value) => chooseShape(value as GeofenceShape)}
-              options={GEOFENCE_SHAPES.map((shape) => ({ value: shape, label: t(`geofences.shapes.${shape}`) }))}
-              testId="geofence-shape"
-            />
-          </div>
-          <div className="geofence-address-row">
-            <Field label={t('geofences.address')} value={address} onChange={setAddress} description={t('geofences.addressHint')} testId="geofence-address" />
-            <Button className="btn btn-secondary" onPress={lookUp} isDisabled={readOnly || address.trim().length < 2 || lookingUp} data-testid="geofence-lookup">
-              {lookingUp ? t('common.loading') : t('geofences.lookUp')}
-            </Button>
-          </div>
-          {candidates !== null && (
-            <section className="geofence-candidates" aria-live="polite" aria-label={t('geofences.candidates')}>
-              {candidates.length === 0 ? (
-                <p>{t('geofences.noCandidates')}</p>
-              ) : (
-                <ul>
-                  {candidates.map((candidate) => (
-                    <li key={`${candidate.latitude},${candidate.longitude}`}>
-                      <Button className="btn-link" onPress={() => choose(candidate)}>
-                        {candidate.address}
-                      </Button>
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </section>
-          )}
-          {!readOnly && (
-            <div className="geofence-tools" role="toolbar" aria-label={t('geofences.tools')}>
-              <Button className="btn btn-secondary" aria-pressed={tool === 'draw'} onPress={() => setTool('draw')} data-testid="geofence-tool-draw">
-                {draft.shape === 'circle' ? t('geofences.drawCircle') : t('geofences.drawPolygon')}
-              </Button>
-              <Button className="btn btn-secondary" aria-pressed={tool === 'edit'} onPress={() => setTool('edit')} data-testid="geofence-tool-edit">
-                {t('geofences.editShape')}
-              </Button>
-            </div>
-          )}
-          <p className="geofences-hint" data-testid="geofence-draw-hint">
-            {tool === 'draw' ? t(`geofences.drawHint.${draft.shape}`) : t(`geofences.editHint.${draft.shape}`)}
-          </p>
-          <Suspense fallback={<div className="geofence-draw-map geofences-map--loading">{t('common.loading')}</div>}>
-            <GeofenceDrawMap
-              geometry={geometry}
-              tool={tool}
-              readOnly={readOnly}
-              flyTo={flyTo}
-              label={t('geofences.drawMapLabel')}
-              onGeometry={drawn}
-              onFinished={() => setTool('edit')}
-            />
-          </Suspense>
-          {coordinatesError && (
-            <p className="field-error" role="alert" data-testid="geofence-coordinates-error">
-              {coordinatesError}
-            </p>
-          )}
-          {draft.shape === 'circle' ? (
-            <div className="geofence-row">
-              <Field label={t('geofences.fields.latitude')} value={draft.latitude} onChange={(value) => set('latitude', value)} inputMode="decimal" testId="geofence-latitude" />
-              <Field label={t('geofences.fields.longitude')} value={draft.longitude} onChange={(value) => set('longitude', value)} inputMode="decimal" testId="geofence-longitude" />
-              <Field
-                label={t('geofences.fields.radiusM')}
-                value={draft.radius}
-                onChange={(value) => set('radius', value)}
-                inputMode="numeric"
-                error={fieldError('radiusM')}
-                description={t('geofences.radiusHint', { min: metres.format(radiusMin), max: metres.format(radiusMax) })}
-                testId="geofence-radius"
-              />
-            </div>
-          ) : (
-            <p className="geofences-muted" data-testid="geofence-points">
-              {t('geofences.pointCount', { count: draft.points?.length ?? 0 })}
-            </p>
-          )}
-        </fieldset>
-
-        <fieldset className="geofence-card" disabled={readOnly}>
-          <legend>{t('geofences.sections.units')}</legend>
-          <p className="geofences-hint">{t('geofences.unitsHint', { max: perUnitMax })}</p>
-          {fieldError('units') && (
-            <p className="field-error" role="alert">
-              {fieldError('units')}
-            </p>
-          )}
-          <UnitPicker presentation="inline" selectionMode="multiple" units={units.data ?? []} selected={draft.units} onChange={(unitIds) => set('units', unitIds)} testId="geofence-units" />
-        </fieldset>
-
-        <fieldset className="geofence-card" disabled={readOnly}>
-          <legend>{t('geofences.sections.options')}</legend>
-          <label className="geofence-check">
-            <input type="checkbox" checked={draft.active} onChange={(event) => set('active', event.target.checked)} data-testid="geofence-active" />
-            {t('geofences.fields.active')}
-          </label>
-          <label className="geofence-check">
-            <input type="checkbox" checked={draft.realTime} onChange={(event) => set('realTime', event.target.checked)} data-testid="geofence-realtime" />
-            {t('geofences.fields.realTime')}
-          </label>
-          <label className="geofence-check">
-            <input type="checkbox" checked={draft.theftMode} onChange={(event) => set('theftMode', event.target.checked)} data-testid="geofence-theft" />
-            {t('geofences.fields.theftMode')}
-          </label>
-          <p className="geofences-hint">{t('geofences.theftHint')}</p>
-        </fieldset>
-
-        <fieldset className="geofence-card" disabled={readOnly}>
-          <legend>{t('geofences.sections.schedule')}</legend>
-          <p className="geofences-hint">{t('geofences.scheduleHint', { zone: zone?.timeZone ?? '' })}</p>
-          {draft.windows.length === 0 && <p className="geofences-muted">{t('geofences.noWindows')}</p>}
-          <ol className="geofence-windows">
-            {draft.windows.map((window, index) => (
-              <li key={window.key} className="geofence-window" data-testid={`geofence-window-${index}`}>
-                <fieldset className="geofence-days">
-                  <legend>{t('geofences.window.days')}</legend>
-                  {WEEK.map((day) => (
-                    <label key={day} className="geofence-check geofence-day">
-                      <input
-                        type="checkbox"
-                        checked={window.days.includes(day)}
-                        onChange={(event) => setWindow(window.key, { days: event.target.checked ? [...window.days, day] : window.days.filter((other) => other !== day) })}
-                      />
-                      {dayNames[day]}
-                    </label>
-                  ))}
-                </fieldset>
-                {fieldError(`deactivations.${index}.days`) && <p className="field-error">{fieldError(`deactivations.${index}.days`)}</p>}
-                <div className="geofence-row">
-                  <SelectField
-                    label={t('geofences.window.from')}
-                    value={window.from}
-                    onChange={(value) => setWindow(window.key, { from: value })}
-                    options={STARTS.map((time) => ({ value: time, label: time }))}
-                    error={fieldError(`deactivations.${index}.from`)}
-                    testId={`geofence-window-from-${index}`}
-                  />
-                  <SelectField
-                    label={t('geofences.window.to')}
-                    value={window.to}
-                    onChange={(value) => setWindow(window.key, { to: value })}
-                    options={ENDS.map((time) => ({ value: time, label: time }))}
-                    error={fieldError(`deactivations.${index}.to`)}
-                    testId={`geofence-window-to-${index}`}
-                  />
-                </div>
-                <Button
-                  className="btn btn-secondary btn-small"
-                  onPress={() => set('windows', draft.windows.filter((other) => other.key !== window.key))}
-                  aria-label={t('geofences.window.removeNumbered', { number: index + 1 })}
-                >
-                  {t('geofences.window.remove')}
-                </Button>
-              </li>
-            ))}
-          </ol>
-          <Button className="btn btn-secondary" onPress={() => set('windows', [...draft.windows, newWindow()])} isDisabled={readOnly || draft.windows.length >= 14} data-testid="geofence-window-add">
-            {t('geofences.window.add')}
-          </Button>
-        </fieldset>
-
+    <ShapeEditLayout
+      namespace="geofences"
+      testIdPrefix="geofence"
+      className="geofences-page geofence-edit-page"
+      title={id === null ? t('geofences.newTitle') : t('geofences.editTitle', { name: zone?.name ?? '' })}
+      backTo={PATHS.geofences}
+      readOnly={readOnly}
+      form={form}
+      onSubmit={submit}
+      saving={save.isPending}
+      after={zone && <GeofenceEventLog zones={zones.data ?? [zone]} geofenceId={zone.id} />}
+    >
+      <ShapeCard legend={t('geofences.sections.zone')} disabled={readOnly}>
+        <Field label={t('geofences.fields.name')} value={draft.name} onChange={(value) => set('name', value)} isRequired maxLength={GEOFENCE_NAME_MAX} error={fieldError('name')} testId="geofence-name" />
+        <div className="geofence-row">
+          <SelectField
+            label={t('geofences.fields.shape')}
+            value={draft.shape}
+            onChange={(value) => chooseShape(value as GeofenceShape)}
+            options={GEOFENCE_SHAPES.map((shape) => ({ value: shape, label: t(`geofences.shapes.${shape}`) }))}
+            testId="geofence-shape"
+          />
+        </div>
+        <AddressLookup
+          label={t('geofences.address')}
+          value={address}
+          onChange={setAddress}
+          description={t('geofences.addressHint')}
+          readOnly={readOnly}
+          lookUpLabel={t('geofences.lookUp')}
+          candidatesLabel={t('geofences.candidates')}
+          noCandidates={t('geofences.noCandidates')}
+          find={geocodeAddress}
+          onChoose={choose}
+          onError={(text) => setMessage({ kind: 'error', text })}
+          testIdPrefix="geofence"
+        />
         {!readOnly && (
-          <div className="geofence-actions">
-            <Button type="submit" className="btn btn-primary" isDisabled={save.isPending} data-testid="geofence-save">
-              {save.isPending ? t('common.loading') : t('common.save')}
+          <div className="geofence-tools" role="toolbar" aria-label={t('geofences.tools')}>
+            <Button className="btn btn-secondary" aria-pressed={tool === 'draw'} onPress={() => setTool('draw')} data-testid="geofence-tool-draw">
+              {draft.shape === 'circle' ? t('geofences.drawCircle') : t('geofences.drawPolygon')}
             </Button>
-            <Link className="btn btn-secondary" to={PATHS.geofences}>
-              {t('common.cancel')}
-            </Link>
+            <Button className="btn btn-secondary" aria-pressed={tool === 'edit'} onPress={() => setTool('edit')} data-testid="geofence-tool-edit">
+              {t('geofences.editShape')}
+            </Button>
           </div>
         )}
-      </form>
-      {zone && <GeofenceEventLog zones={zones.data ?? [zone]} geofenceId={zone.id} />}
-    </div>
+        <p className="shape-hint" data-testid="geofence-draw-hint">
+          {tool === 'draw' ? t(`geofences.drawHint.${draft.shape}`) : t(`geofences.editHint.${draft.shape}`)}
+        </p>
+        <Suspense fallback={<div className="geofence-draw-map geofences-map--loading">{t('common.loading')}</div>}>
+          <GeofenceDrawMap
+            geometry={geometry}
+            tool={tool}
+            readOnly={readOnly}
+            flyTo={flyTo}
+            label={t('geofences.drawMapLabel')}
+            onGeometry={drawn}
+            onFinished={() => setTool('edit')}
+          />
+        </Suspense>
+        <FormError error={coordinatesError} testId="geofence-coordinates-error" />
+        {draft.shape === 'circle' ? (
+          <div className="geofence-row">
+            <Field label={t('geofences.fields.latitude')} value={draft.latitude} onChange={(value) => set('latitude', value)} inputMode="decimal" testId="geofence-latitude" />
+            <Field label={t('geofences.fields.longitude')} value={draft.longitude} onChange={(value) => set('longitude', value)} inputMode="decimal" testId="geofence-longitude" />
+            <Field
+              label={t('geofences.fields.radiusM')}
+              value={draft.radius}
+              onChange={(value) => set('radius', value)}
+              inputMode="numeric"
+              error={fieldError('radiusM')}
+              description={t('geofences.radiusHint', { min: metres.format(radiusMin), max: metres.format(radiusMax) })}
+              testId="geofence-radius"
+            />
+          </div>
+        ) : (
+          <p className="shape-muted" data-testid="geofence-points">
+            {t('geofences.pointCount', { count: draft.points?.length ?? 0 })}
+          </p>
+        )}
+      </ShapeCard>
+
+      <UnitsCard
+        legend={t('geofences.sections.units')}
+        hint={t('geofences.unitsHint', { max: perUnitMax })}
+        disabled={readOnly}
+        error={fieldError('units')}
+        units={units.data ?? []}
+        selected={draft.units}
+        onChange={(unitIds) => set('units', unitIds)}
+        testId="geofence-units"
+      />
+
+      <ShapeCard legend={t('geofences.sections.options')} disabled={readOnly}>
+        <label className="shape-check geofence-check">
+          <input type="checkbox" checked={draft.active} onChange={(event) => set('active', event.target.checked)} data-testid="geofence-active" />
+          {t('geofences.fields.active')}
+        </label>
+        <label className="shape-check geofence-check">
+          <input type="checkbox" checked={draft.realTime} onChange={(event) => set('realTime', event.target.checked)} data-testid="geofence-realtime" />
+          {t('geofences.fields.realTime')}
+        </label>
+        <label className="shape-check geofence-check">
+          <input type="checkbox" checked={draft.theftMode} onChange={(event) => set('theftMode', event.target.checked)} data-testid="geofence-theft" />
+          {t('geofences.fields.theftMode')}
+        </label>
+        <p className="shape-hint">{t('geofences.theftHint')}</p>
+      </ShapeCard>
+
+      <ShapeCard legend={t('geofences.sections.schedule')} disabled={readOnly}>
+        <p className="shape-hint">{t('geofences.scheduleHint', { zone: zone?.timeZone ?? '' })}</p>
+        <ItemList
+          items={draft.windows}
+          emptyText={t('geofences.noWindows')}
+          itemTestId={(index) => `geofence-window-${index}`}
+          onChange={(windows) => set('windows', windows)}
+          removeText={t('geofences.window.remove')}
+          removeLabel={(index) => t('geofences.window.removeNumbered', { number: index + 1 })}
+          addText={t('geofences.window.add')}
+          onAdd={newWindow}
+          addDisabled={readOnly || draft.windows.length >= 14}
+          addTestId="geofence-window-add"
+        >
+          {(window, index) => (
+            <>
+              <WeekdayChecks legend={t('geofences.window.days')} days={window.days} onChange={(days) => setWindow(window.key, { days })} error={fieldError(`deactivations.${index}.days`)} />
+              <div className="geofence-row">
+                <SelectField
+                  label={t('geofences.window.from')}
+                  value={window.from}
+                  onChange={(value) => setWindow(window.key, { from: value })}
+                  options={START_TIMES}
+                  error={fieldError(`deactivations.${index}.from`)}
+                  testId={`geofence-window-from-${index}`}
+                />
+                <SelectField
+                  label={t('geofences.window.to')}
+                  value={window.to}
+                  onChange={(value) => setWindow(window.key, { to: value })}
+                  options={END_TIMES}
+                  error={fieldError(`deactivations.${index}.to`)}
+                  testId={`geofence-window-to-${index}`}
+                />
+              </div>
+            </>
+          )}
+        </ItemList>
+      </ShapeCard>
+    </ShapeEditLayout>
   );
 }

@@ -1,7 +1,6 @@
-import { type FormEvent, lazy, Suspense, useMemo, useState } from 'react';
+import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import {
   PLACE_ADDRESS_MAX,
   PLACE_CATEGORIES,
@@ -15,15 +14,12 @@ import {
   type PlaceInput,
   type PlaceRuleKind,
   type PlaceView,
-  timeOf,
-  WEEK_DAYS,
 } from '../../../modules/places/model';
 import type { TripApplyRulesResult } from '../../../modules/trips/model';
-import { Banner, Field, SelectField } from '../../components/Form';
-import { UnitPicker } from '../../components/UnitPicker';
-import { errorText, isApiError } from '../../lib/api';
+import { Field, SelectField } from '../../components/Form';
+import { AddressLookup, decimalInput, END_TIMES, ItemList, RecordEditPage, ShapeCard, ShapeEditLayout, START_TIMES, UnitsCard, useShapeForm, WeekdayChecks } from '../../components/ShapeEditor';
+import { errorText } from '../../lib/api';
 import { PATHS, placePath } from '../../lib/paths';
-import { NotFoundPage } from '../../components/NotFoundPage';
 import { geocode, useApplyRules, useGeocoder, usePlace, usePlaces, usePlaceUnits, useSavePlace } from './api';
 import './places.css';
 
@@ -77,13 +73,6 @@ function draftOf(place: PlaceView | undefined): Draft {
   };
 }
 
-/** Decimal input with a comma or a dot (spec §5); NaN when it is not a number. */
-const decimal = (value: string) => (/^-?\d+([.,]\d+)?$/.test(value.trim()) ? Number(value.trim().replace(',', '.')) : Number.NaN);
-
-/** 00:00 … 23:45 as start times, 00:15 … 24:00 as end times (spec: 15-minute steps). */
-const STARTS = Array.from({ length: 96 }, (_, i) => timeOf(i * 15));
-const ENDS = Array.from({ length: 96 }, (_, i) => timeOf((i + 1) * 15));
-
 function monthBounds(): { from: string; to: string } {
   const now = new Date();
   const pad = (n: number) => String(n).padStart(2, '0');
@@ -94,35 +83,14 @@ function monthBounds(): { from: string; to: string } {
 
 /** Spec §2 /user/places/add-edit-places/{placeID}: a new place, or an existing one with its units and rules. */
 export function PlaceEditPage() {
-  const { t } = useTranslation();
-  const { placeID } = useParams();
-  const id = placeID === undefined ? null : /^\d+$/.test(placeID) ? Number(placeID) : Number.NaN;
-  const place = usePlace(id === null || Number.isNaN(id) ? null : id);
-  if (Number.isNaN(id)) return <NotFoundPage />;
-  if (id !== null && place.isPending) return <p className="page">{t('common.loading')}</p>;
-  if (id !== null && place.isError) {
-    if (isApiError(place.error) && place.error.status === 404) return <NotFoundPage />;
-    return (
-      <div className="page">
-        <Banner kind="error">{errorText(place.error)}</Banner>
-      </div>
-    );
-  }
-  return <PlaceForm key={id ?? 'new'} id={id} place={place.data} />;
+  return <RecordEditPage param="placeID" useRecord={usePlace} form={(id, place) => <PlaceForm id={id} place={place} />} />;
 }
 
 function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefined }) {
-  const { t, i18n } = useTranslation();
-  const navigate = useNavigate();
-  const location = useLocation();
+  const { t } = useTranslation();
   const [draft, setDraft] = useState<Draft>(() => draftOf(place));
-  const [fields, setFields] = useState<Record<string, string>>({});
-  // A new place's page opens again under its id: the success message comes along in the navigation state.
-  const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(() =>
-    (location.state as { saved?: boolean } | null)?.saved ? { kind: 'success', text: t('places.saved') } : null,
-  );
-  const [candidates, setCandidates] = useState<PlaceGeocodeCandidate[] | null>(null);
-  const [lookingUp, setLookingUp] = useState(false);
+  const form = useShapeForm(t('places.saved'));
+  const { fields, setFields, fieldError, setMessage, saveChecked } = form;
   const units = usePlaceUnits();
   const geocoder = useGeocoder();
   const others = usePlaces('');
@@ -132,7 +100,7 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
   const localProblems = (next: Draft): Record<string, string> => {
     const problems: Record<string, string> = {};
     const nextRadius = Number(next.radius);
-    if (!Number.isFinite(decimal(next.latitude)) || !Number.isFinite(decimal(next.longitude))) problems.latitude = t('places.errors.coordinates');
+    if (!Number.isFinite(decimalInput(next.latitude)) || !Number.isFinite(decimalInput(next.longitude))) problems.latitude = t('places.errors.coordinates');
     if (!Number.isInteger(nextRadius) || nextRadius < PLACE_RADIUS_MIN || nextRadius > PLACE_RADIUS_MAX) problems.radiusM = t('places.errors.radius');
     if (next.units.length === 0) problems.units = t('places.errors.units');
     if (!next.label.trim()) problems.label = t('places.errors.label');
@@ -177,35 +145,15 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
     recheck(next, [...changed.map((name) => `rules.${index}.${name}`), `rules.${index}`]);
   };
 
-  const lat = decimal(draft.latitude);
-  const lon = decimal(draft.longitude);
+  const lat = decimalInput(draft.latitude);
+  const lon = decimalInput(draft.longitude);
   const radius = Number(draft.radius);
   const hasPoint = Number.isFinite(lat) && Number.isFinite(lon);
-  const dayNames = useMemo(() => {
-    const format = new Intl.DateTimeFormat(i18n.language === 'no' ? 'nb-NO' : i18n.language === 'en' ? 'en-GB' : 'sv-SE', { weekday: 'short' });
-    // 4 January 2026 was a Sunday: day id 0.
-    return Object.fromEntries([0, 1, 2, 3, 4, 5, 6].map((day) => [day, format.format(new Date(Date.UTC(2026, 0, 4 + day, 12)))]));
-  }, [i18n.language]);
-
-  async function lookUp() {
-    setLookingUp(true);
-    setCandidates(null);
-    try {
-      const found = await geocode({ q: draft.address });
-      setCandidates(found);
-      if (found.length === 1) choose(found[0]!);
-    } catch (error) {
-      setMessage({ kind: 'error', text: errorText(error) });
-    } finally {
-      setLookingUp(false);
-    }
-  }
 
   function choose(candidate: PlaceGeocodeCandidate) {
     const next = { ...draft, address: candidate.address, latitude: candidate.latitude.toFixed(6), longitude: candidate.longitude.toFixed(6) };
     setDraft(next);
     recheck(next, ['address', 'latitude', 'longitude']);
-    setCandidates(null);
   }
 
   async function pickPoint(latitude: number, longitude: number) {
@@ -220,14 +168,8 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
     }
   }
 
-  /** Brings the first field with an error into view once it has rendered. */
-  const showFirstError = () =>
-    requestAnimationFrame(() => document.querySelector('.place-form .field-error')?.scrollIntoView({ block: 'center' }));
-
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setMessage(null);
-    setFields({});
     const input: PlaceInput = {
       label: draft.label,
       address: draft.address,
@@ -244,222 +186,159 @@ function PlaceForm({ id, place }: { id: number | null; place: PlaceView | undefi
         category: rule.category,
       })),
     };
-    const local = localProblems(draft);
-    if (Object.keys(local).length > 0) {
-      setFields(local);
-      showFirstError();
-      return;
-    }
-    try {
-      const saved = await save.mutateAsync({ id, input });
-      setMessage({ kind: 'success', text: t('places.saved') });
-      if (id === null) navigate(placePath(saved.id), { replace: true, state: { saved: true } });
-      else setDraft(draftOf(saved));
-    } catch (error) {
-      if (isApiError(error) && error.status === 422) {
-        setFields(Object.fromEntries(Object.entries(error.fields).map(([name, messages]) => [name, messages.join(' ')])));
-        showFirstError();
-      }
-      setMessage({ kind: 'error', text: errorText(error) });
-    }
+    await saveChecked({
+      local: localProblems(draft),
+      save: () => save.mutateAsync({ id, input }),
+      pathOfNew: id === null ? placePath : null,
+      onSaved: (saved) => setDraft(draftOf(saved)),
+      fieldStatuses: [422],
+    });
   }
 
   const otherPlaces = (others.data ?? []).filter((other) => other.id !== id);
-  const fieldError = (name: string) => fields[name] ?? null;
 
   return (
-    <div className="page places-page place-edit-page">
-      <div className="places-heading">
-        <h1 className="page-title">{id === null ? t('places.newTitle') : t('places.editTitle', { label: place?.label ?? '' })}</h1>
-        <Link className="btn btn-secondary" to={PATHS.places}>
-          {t('places.backToList')}
-        </Link>
-      </div>
-      {readOnly && <Banner kind="info">{t('places.readOnlyHint')}</Banner>}
-      {message && (
-        <Banner kind={message.kind} onClose={() => setMessage(null)} closeLabel={t('places.closeMessage')}>
-          <span data-testid="place-message">{message.text}</span>
-        </Banner>
-      )}
-      <form className="place-form" onSubmit={submit} noValidate aria-label={t('places.formLabel')}>
-        <fieldset className="place-card" disabled={readOnly}>
-          <legend>{t('places.sections.place')}</legend>
-          <Field label={t('places.fields.label')} value={draft.label} onChange={(value) => set('label', value)} isRequired maxLength={PLACE_LABEL_MAX} error={fieldError('label')} testId="place-label" />
-          <div className="place-address-row">
-            <Field
-              label={t('places.fields.address')}
-              value={draft.address}
-              onChange={(value) => set('address', value)}
-              maxLength={PLACE_ADDRESS_MAX}
-              error={fieldError('address')}
-              description={t('places.addressHint', { max: PLACE_ADDRESS_MAX })}
-              testId="place-address"
-            />
-            <Button className="btn btn-secondary" onPress={lookUp} isDisabled={readOnly || draft.address.trim().length < 2 || lookingUp} data-testid="place-lookup">
-              {lookingUp ? t('common.loading') : t('places.lookUp')}
-            </Button>
-          </div>
-          {geocoder.data?.precision === 'town' && (
-            <p className="places-hint place-town-level" data-testid="place-town-level">
-              {t('places.townLevel')}
-            </p>
-          )}
-          {candidates !== null && (
-            <section className="place-candidates" aria-live="polite" aria-label={t('places.candidates')}>
-              {candidates.length === 0 ? (
-                <p>{t('places.noCandidates')}</p>
-              ) : (
-                <ul>
-                  {candidates.map((candidate) => (
-                    <li key={`${candidate.latitude},${candidate.longitude}`}>
-                      <Button className="btn-link" onPress={() => choose(candidate)}>
-                        {candidate.address} ({candidate.latitude.toFixed(4)}, {candidate.longitude.toFixed(4)})
-                      </Button>
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </section>
-          )}
-          <div className="place-coordinates">
-            <Field label={t('places.fields.latitude')} value={draft.latitude} onChange={(value) => set('latitude', value)} inputMode="decimal" error={fieldError('latitude')} testId="place-latitude" />
-            <Field label={t('places.fields.longitude')} value={draft.longitude} onChange={(value) => set('longitude', value)} inputMode="decimal" error={fieldError('longitude')} testId="place-longitude" />
-            <Field
-              label={t('places.fields.radiusM')}
-              value={draft.radius}
-              onChange={(value) => set('radius', value)}
-              inputMode="numeric"
-              error={fieldError('radiusM')}
-              description={t('places.radiusHint', { min: PLACE_RADIUS_MIN, max: PLACE_RADIUS_MAX })}
-              testId="place-radius"
-            />
-          </div>
-          <p className="places-hint">{t('places.mapHint')}</p>
-          <Suspense fallback={<div className="place-map place-map--loading">{t('common.loading')}</div>}>
-            <PlaceMap
-              latitude={hasPoint ? lat : DEFAULT_LAT}
-              longitude={hasPoint ? lon : DEFAULT_LON}
-              radiusM={Number.isFinite(radius) && radius > 0 ? Math.min(radius, PLACE_RADIUS_MAX) : PLACE_RADIUS_DEFAULT}
-              hasPoint={hasPoint}
-              readOnly={readOnly}
-              label={t('places.mapLabel')}
-              onPick={pickPoint}
-            />
-          </Suspense>
-        </fieldset>
-
-        <fieldset className="place-card" disabled={readOnly}>
-          <legend>{t('places.sections.units')}</legend>
-          <p className="places-hint">{t('places.unitsHint')}</p>
-          {fieldError('units') && (
-            <p className="field-error" role="alert">
-              {fieldError('units')}
-            </p>
-          )}
-          <UnitPicker
-            presentation="inline"
-            selectionMode="multiple"
-            units={units.data ?? []}
-            selected={draft.units}
-            onChange={(unitIds) => set('units', unitIds)}
-            testId="place-units"
+    <ShapeEditLayout
+      namespace="places"
+      testIdPrefix="place"
+      className="places-page place-edit-page"
+      title={id === null ? t('places.newTitle') : t('places.editTitle', { label: place?.label ?? '' })}
+      backTo={PATHS.places}
+      readOnly={readOnly}
+      form={form}
+      onSubmit={submit}
+      saving={save.isPending}
+      after={place && place.units.length > 0 && <ApplyRules place={place} />}
+    >
+      <ShapeCard legend={t('places.sections.place')} disabled={readOnly}>
+        <Field label={t('places.fields.label')} value={draft.label} onChange={(value) => set('label', value)} isRequired maxLength={PLACE_LABEL_MAX} error={fieldError('label')} testId="place-label" />
+        <AddressLookup
+          label={t('places.fields.address')}
+          value={draft.address}
+          onChange={(value) => set('address', value)}
+          maxLength={PLACE_ADDRESS_MAX}
+          error={fieldError('address')}
+          description={t('places.addressHint', { max: PLACE_ADDRESS_MAX })}
+          readOnly={readOnly}
+          lookUpLabel={t('places.lookUp')}
+          candidatesLabel={t('places.candidates')}
+          noCandidates={t('places.noCandidates')}
+          find={(address) => geocode({ q: address })}
+          onChoose={choose}
+          onError={(text) => setMessage({ kind: 'error', text })}
+          candidateText={(candidate) => `${candidate.address} (${candidate.latitude.toFixed(4)}, ${candidate.longitude.toFixed(4)})`}
+          testIdPrefix="place"
+          note={
+            geocoder.data?.precision === 'town' && (
+              <p className="shape-hint place-town-level" data-testid="place-town-level">
+                {t('places.townLevel')}
+              </p>
+            )
+          }
+        />
+        <div className="place-coordinates">
+          <Field label={t('places.fields.latitude')} value={draft.latitude} onChange={(value) => set('latitude', value)} inputMode="decimal" error={fieldError('latitude')} testId="place-latitude" />
+          <Field label={t('places.fields.longitude')} value={draft.longitude} onChange={(value) => set('longitude', value)} inputMode="decimal" error={fieldError('longitude')} testId="place-longitude" />
+          <Field
+            label={t('places.fields.radiusM')}
+            value={draft.radius}
+            onChange={(value) => set('radius', value)}
+            inputMode="numeric"
+            error={fieldError('radiusM')}
+            description={t('places.radiusHint', { min: PLACE_RADIUS_MIN, max: PLACE_RADIUS_MAX })}
+            testId="place-radius"
           />
-        </fieldset>
+        </div>
+        <p className="shape-hint">{t('places.mapHint')}</p>
+        <Suspense fallback={<div className="place-map place-map--loading">{t('common.loading')}</div>}>
+          <PlaceMap
+            latitude={hasPoint ? lat : DEFAULT_LAT}
+            longitude={hasPoint ? lon : DEFAULT_LON}
+            radiusM={Number.isFinite(radius) && radius > 0 ? Math.min(radius, PLACE_RADIUS_MAX) : PLACE_RADIUS_DEFAULT}
+            hasPoint={hasPoint}
+            readOnly={readOnly}
+            label={t('places.mapLabel')}
+            onPick={pickPoint}
+          />
+        </Suspense>
+      </ShapeCard>
 
-        <fieldset className="place-card" disabled={readOnly}>
-          <legend>{t('places.sections.rules')}</legend>
-          <p className="places-hint">{t('places.rulesHint')}</p>
-          {draft.rules.length === 0 && <p className="places-muted">{t('places.noRules')}</p>}
-          <ol className="place-rules">
-            {draft.rules.map((rule, index) => (
-              <li key={rule.key} className="place-rule" data-testid={`place-rule-${index}`}>
-                <div className="place-rule-row">
-                  <SelectField
-                    label={t('places.rule.kind')}
-                    value={rule.kind}
-                    onChange={(value) => setRule(rule.key, { kind: value as PlaceRuleKind })}
-                    options={PLACE_RULE_KINDS.map((kind) => ({ value: kind, label: t(`places.kinds.${kind}`) }))}
-                    error={fieldError(`rules.${index}.kind`)}
-                    testId={`rule-kind-${index}`}
-                  />
-                  {rule.kind === 'between' && (
-                    <SelectField
-                      label={t('places.rule.otherPlace')}
-                      value={rule.otherPlaceId}
-                      onChange={(value) => setRule(rule.key, { otherPlaceId: value })}
-                      options={[{ value: '', label: t('places.rule.choosePlace') }, ...otherPlaces.map((other) => ({ value: String(other.id), label: other.label }))]}
-                      error={fieldError(`rules.${index}.otherPlaceId`)}
-                      testId={`rule-other-${index}`}
-                    />
-                  )}
-                  <SelectField
-                    label={t('places.rule.from')}
-                    value={rule.from}
-                    onChange={(value) => setRule(rule.key, { from: value })}
-                    options={STARTS.map((time) => ({ value: time, label: time }))}
-                    error={fieldError(`rules.${index}.from`)}
-                    testId={`rule-from-${index}`}
-                  />
-                  <SelectField
-                    label={t('places.rule.to')}
-                    value={rule.to}
-                    onChange={(value) => setRule(rule.key, { to: value })}
-                    options={ENDS.map((time) => ({ value: time, label: time }))}
-                    error={fieldError(`rules.${index}.to`)}
-                    testId={`rule-to-${index}`}
-                  />
-                  <SelectField
-                    label={t('places.rule.category')}
-                    value={rule.category}
-                    onChange={(value) => setRule(rule.key, { category: value as PlaceCategory })}
-                    options={PLACE_CATEGORIES.map((category) => ({ value: category, label: t(`places.categories.${category}`) }))}
-                    testId={`rule-category-${index}`}
-                  />
-                </div>
-                <fieldset className="place-days">
-                  <legend>{t('places.rule.days')}</legend>
-                  {WEEK_DAYS.map((day) => (
-                    <label key={day} className="place-check place-day">
-                      <input
-                        type="checkbox"
-                        checked={rule.days.includes(day)}
-                        onChange={(event) =>
-                          setRule(rule.key, { days: event.target.checked ? [...rule.days, day] : rule.days.filter((other) => other !== day) })
-                        }
-                      />
-                      {dayNames[day]}
-                    </label>
-                  ))}
-                  {fieldError(`rules.${index}.days`) && <p className="field-error">{fieldError(`rules.${index}.days`)}</p>}
-                </fieldset>
-                <Button
-                  className="btn btn-secondary btn-small"
-                  onPress={() => set('rules', draft.rules.filter((other) => other.key !== rule.key))}
-                  aria-label={t('places.rule.removeNumbered', { number: index + 1 })}
-                >
-                  {t('places.rule.remove')}
-                </Button>
-              </li>
-            ))}
-          </ol>
-          <Button className="btn btn-secondary" onPress={() => set('rules', [...draft.rules, newRule()])} isDisabled={readOnly} data-testid="rule-add">
-            {t('places.rule.add')}
-          </Button>
-        </fieldset>
+      <UnitsCard
+        legend={t('places.sections.units')}
+        hint={t('places.unitsHint')}
+        disabled={readOnly}
+        error={fieldError('units')}
+        units={units.data ?? []}
+        selected={draft.units}
+        onChange={(unitIds) => set('units', unitIds)}
+        testId="place-units"
+      />
 
-        {!readOnly && (
-          <div className="place-actions">
-            <Button type="submit" className="btn btn-primary" isDisabled={save.isPending} data-testid="place-save">
-              {save.isPending ? t('common.loading') : t('common.save')}
-            </Button>
-            <Link className="btn btn-secondary" to={PATHS.places}>
-              {t('common.cancel')}
-            </Link>
-          </div>
-        )}
-      </form>
-      {place && place.units.length > 0 && <ApplyRules place={place} />}
-    </div>
+      <ShapeCard legend={t('places.sections.rules')} disabled={readOnly}>
+        <p className="shape-hint">{t('places.rulesHint')}</p>
+        <ItemList
+          items={draft.rules}
+          emptyText={t('places.noRules')}
+          itemTestId={(index) => `place-rule-${index}`}
+          onChange={(rules) => set('rules', rules)}
+          removeText={t('places.rule.remove')}
+          removeLabel={(index) => t('places.rule.removeNumbered', { number: index + 1 })}
+          addText={t('places.rule.add')}
+          onAdd={newRule}
+          addDisabled={readOnly}
+          addTestId="rule-add"
+        >
+          {(rule, index) => (
+            <>
+              <div className="place-rule-row">
+                <SelectField
+                  label={t('places.rule.kind')}
+                  value={rule.kind}
+                  onChange={(value) => setRule(rule.key, { kind: value as PlaceRuleKind })}
+                  options={PLACE_RULE_KINDS.map((kind) => ({ value: kind, label: t(`places.kinds.${kind}`) }))}
+                  error={fieldError(`rules.${index}.kind`)}
+                  testId={`rule-kind-${index}`}
+                />
+                {rule.kind === 'between' && (
+                  <SelectField
+                    label={t('places.rule.otherPlace')}
+                    value={rule.otherPlaceId}
+                    onChange={(value) => setRule(rule.key, { otherPlaceId: value })}
+                    options={[{ value: '', label: t('places.rule.choosePlace') }, ...otherPlaces.map((other) => ({ value: String(other.id), label: other.label }))]}
+                    error={fieldError(`rules.${index}.otherPlaceId`)}
+                    testId={`rule-other-${index}`}
+                  />
+                )}
+                <SelectField
+                  label={t('places.rule.from')}
+                  value={rule.from}
+                  onChange={(value) => setRule(rule.key, { from: value })}
+                  options={START_TIMES}
+                  error={fieldError(`rules.${index}.from`)}
+                  testId={`rule-from-${index}`}
+                />
+                <SelectField
+                  label={t('places.rule.to')}
+                  value={rule.to}
+                  onChange={(value) => setRule(rule.key, { to: value })}
+                  options={END_TIMES}
+                  error={fieldError(`rules.${index}.to`)}
+                  testId={`rule-to-${index}`}
+                />
+                <SelectField
+                  label={t('places.rule.category')}
+                  value={rule.category}
+                  onChange={(value) => setRule(rule.key, { category: value as PlaceCategory })}
+                  options={PLACE_CATEGORIES.map((category) => ({ value: category, label: t(`places.categories.${category}`) }))}
+                  testId={`rule-category-${index}`}
+                />
+              </div>
+              <WeekdayChecks legend={t('places.rule.days')} days={rule.days} onChange={(days) => setRule(rule.key, { days })} error={fieldError(`rules.${index}.days`)} />
+            </>
+          )}
+        </ItemList>
+      </ShapeCard>
+    </ShapeEditLayout>
   );
 }
 
@@ -488,9 +367,9 @@ function ApplyRules({ place }: { place: PlaceView }) {
   }
 
   return (
-    <section className="place-card place-apply" aria-labelledby="place-apply-title">
+    <section className="shape-card place-apply" aria-labelledby="place-apply-title">
       <h2 id="place-apply-title">{t('places.apply.title')}</h2>
-      <p className="places-hint">{t('places.apply.hint')}</p>
+      <p className="shape-hint">{t('places.apply.hint')}</p>
       <div className="place-rule-row">
         <SelectField
           label={t('places.apply.unit')}

@@ -1,10 +1,10 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
-import { Button, ComboBox, FieldError, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
+import { ComboBox, FieldError, Input, Label, ListBox, ListBoxItem, Popover, Text } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { PlaceGeocodeCandidate } from '../../../modules/places/model';
 import { ADDRESS_MAX, HOME_RADIUS_DEFAULT, HOME_RADIUS_MIN, type SafeHomeRecord, setGeofenceSchema } from '../../../modules/safe-home/model';
-import { AppDialog } from '../../components/Dialogs';
-import { Banner, Field } from '../../components/Form';
+import { AppDialog, DialogForm } from '../../components/Dialogs';
+import { Field } from '../../components/Form';
 import { DEFAULT_CENTER, DEFAULT_ZOOM, FOCUS_ZOOM } from '../../components/map/basemap';
 import { errorText, isApiError } from '../../lib/api';
 import { check } from '../../lib/validation';
@@ -175,26 +175,22 @@ function HomeForm({ record, start, startFailed, onClose }: { record: SafeHomeRec
       onClose(saved.message);
     } catch (error) {
       if (isApiError(error) && error.status === 422) {
-        setFields(Object.fromEntries(Object.entries(error.fields).map(([name, messages]) => [name, messages.join(' ')])));
+        setFields(error.fieldTexts);
       }
       setFailure(errorText(error));
     }
   }
 
   return (
-    <form
+    <DialogForm
       className="safe-home-form"
-      noValidate
-      onSubmit={(event) => {
-        event.preventDefault();
-        void submit();
-      }}
+      onSubmit={() => void submit()}
+      failure={failure}
+      onDismissFailure={() => setFailure(null)}
+      onCancel={() => onClose()}
+      saving={save.isPending}
+      testIdPrefix="safe-home-home"
     >
-      {failure && (
-        <Banner kind="error" onClose={() => setFailure(null)} closeLabel={t('common.close')}>
-          <span data-testid="safe-home-home-error">{failure}</span>
-        </Banner>
-      )}
       <div className="safe-home-form-fields">
         <ComboBox
           className="field safe-home-address-field"
@@ -262,14 +258,6 @@ function HomeForm({ record, start, startFailed, onClose }: { record: SafeHomeRec
       <p className="safe-home-muted safe-home-centre" data-testid="safe-home-centre">
         {t('safeReturnHome.home.centre', { latitude: centre.latitude.toFixed(6), longitude: centre.longitude.toFixed(6) })}
       </p>
-      <div className="dialog-actions">
-        <Button className="btn btn-secondary" onPress={() => onClose()} data-testid="safe-home-home-cancel">
-          {t('common.cancel')}
-        </Button>
-        <Button type="submit" className="btn btn-primary" isDisabled={save.isPending} data-testid="safe-home-home-save">
-          {save.isPending ? t('common.loading') : t('common.save')}
-        </Button>
-      </div>
-    </form>
+    </DialogForm>
   );
 }

@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'react';
-import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import { FREQUENCIES, type Frequency, type SafeHomeRecord, scheduleTimes } from '../../../modules/safe-home/model';
-import { AppDialog } from '../../components/Dialogs';
-import { Banner, CheckboxField, SelectField } from '../../components/Form';
+import { AppDialog, DialogForm } from '../../components/Dialogs';
+import { CheckboxField, SelectField } from '../../components/Form';
 import { errorText } from '../../lib/api';
-import { localeTag, translateMessage } from '../../lib/i18n';
+import { translateMessage } from '../../lib/i18n';
+import { useWeekdayNames } from '../../lib/weekdays';
 import { draftOf, type ScheduleDraft, scheduleOf, withDay } from './schedule';
 import { useUpdateSchedule } from './api';
 
@@ -26,16 +26,12 @@ function browserTimeZone(): string {
  * and its time zone goes with them.
  */
 export function ScheduleDialog({ record, onClose }: { record: SafeHomeRecord; onClose: (message?: string) => void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const update = useUpdateSchedule();
   const [draft, setDraft] = useState<ScheduleDraft>(() => draftOf(record));
   const [failure, setFailure] = useState<string | null>(null);
   const timeZone = useMemo(browserTimeZone, []);
-  const dayNames = useMemo(() => {
-    const format = new Intl.DateTimeFormat(localeTag(i18n.language), { weekday: 'long' });
-    // 4 January 2026 was a Sunday: day id 0.
-    return Object.fromEntries([0, 1, 2, 3, 4, 5, 6].map((day) => [day, format.format(new Date(Date.UTC(2026, 0, 4 + day, 12)))]));
-  }, [i18n.language]);
+  const dayNames = useWeekdayNames('long');
 
   async function submit() {
     setFailure(null);
@@ -61,19 +57,15 @@ export function ScheduleDialog({ record, onClose }: { record: SafeHomeRecord; on
   const weeks = draft.weeks.filter((week) => week.week <= draft.frequency);
   return (
     <AppDialog isOpen onOpenChange={(open) => !open && onClose()} title={t('safeReturnHome.schedule.title', { name: record.name })} className="safe-home-modal">
-      <form
+      <DialogForm
         className="safe-home-form"
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
+        onSubmit={() => void submit()}
+        failure={failure}
+        onDismissFailure={() => setFailure(null)}
+        onCancel={() => onClose()}
+        saving={update.isPending}
+        testIdPrefix="safe-home-schedule"
       >
-        {failure && (
-          <Banner kind="error" onClose={() => setFailure(null)} closeLabel={t('common.close')}>
-            <span data-testid="safe-home-schedule-error">{failure}</span>
-          </Banner>
-        )}
         <p className="safe-home-hint">{t('safeReturnHome.schedule.hint', { zone: timeZone })}</p>
         <div className="safe-home-form-fields">
           <SelectField
@@ -127,15 +119,7 @@ export function ScheduleDialog({ record, onClose }: { record: SafeHomeRecord; on
             </fieldset>
           ))}
         </div>
-        <div className="dialog-actions">
-          <Button className="btn btn-secondary" onPress={() => onClose()} data-testid="safe-home-schedule-cancel">
-            {t('common.cancel')}
-          </Button>
-          <Button type="submit" className="btn btn-primary" isDisabled={update.isPending} data-testid="safe-home-schedule-save">
-            {update.isPending ? t('common.loading') : t('common.save')}
-          </Button>
-        </div>
-      </form>
+      </DialogForm>
     </AppDialog>
   );
 }
