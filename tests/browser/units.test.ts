@@ -238,7 +238,7 @@ describe('unit edit: sections and unsaved changes', () => {
     const editUrl = page.url();
     await page.goBack({ waitUntil: 'commit' });
     await warning.getByText('Osparade ändringar').waitFor();
-    await eventually(() => page.url(), editUrl);
+    await eventually(async () => page.url(), editUrl);
     await warning.getByRole('button', { name: 'Stanna kvar' }).click();
     await warning.waitFor({ state: 'hidden' });
     expect(page.url()).toBe(editUrl);
