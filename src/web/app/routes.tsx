@@ -8,12 +8,14 @@ import { loadScreenTexts } from '../lib/i18n';
 import { PATHS, reportsPath } from '../lib/paths';
 import { landingPath, useSession } from '../lib/session';
 
-/**
- * Every screen but the login page is its own chunk, loaded when first shown: the login page loads only what it needs
- * (the map, deck.gl, the exports, the other screens and the texts of the whole app come after signing in).
- */
 /** Modules loaded so far, by their load function: the screens of one module (the frame and its gates) share it. */
 const loadedModules = new Map<unknown, unknown>();
+
+/**
+ * Every screen but the login page is its own chunk, loaded when first shown: the login page loads only what it needs
+ * (the map, deck.gl, the query library, the exports, the other screens and the texts of the whole app come after
+ * signing in).
+ */
 
 function screen<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] & { preload: () => Promise<void> } {
   // Once loaded, the component is rendered directly: `React.lazy` would suspend once more even then.
