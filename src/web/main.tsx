@@ -1,7 +1,7 @@
 import type { Brand } from '../modules/brands/model';
 import type { Envelope } from './lib/api';
-import { prefetchLiveMap } from './features/map/prefetch';
-import { restoreSession } from './lib/session';
+import { PATHS } from './lib/paths';
+import { getSession, restoreSession } from './lib/session';
 
 /** The brands (for the brand's look and default language), asked for at once; null when they cannot be had. */
 async function fetchBrands(): Promise<Brand[] | null> {
@@ -16,14 +16,19 @@ async function fetchBrands(): Promise<Brand[] | null> {
 }
 
 /**
- * The entry is kept small: it asks for the brands, reads the session and, when the app starts on the live map, asks
- * for the unit list and the map's code, before the rest of the app (React DOM, the router, the login page) has
- * loaded; then it loads and renders the app. Every other screen is loaded when first shown.
+ * The entry is kept small: it asks for the brands, reads the session and, when the app starts on the live map with a
+ * session, loads the map's prefetch (the unit list, the map's code and its clustering worker) as a chunk of its own,
+ * requested before the rest of the app (React DOM, the router, the login page); then it loads and renders the app.
+ * A signed-out visitor loads none of the map's code. Every other screen is loaded when first shown.
  */
 async function start() {
   const brands = fetchBrands();
   await restoreSession();
-  prefetchLiveMap();
+  const session = getSession();
+  if (session?.user.RealTimeMap && window.location.pathname === PATHS.liveMap) {
+    // Failing, the map loads its own code and list when it renders.
+    import('./features/map/prefetch').then((prefetch) => prefetch.prefetchLiveMap(session), () => {});
+  }
   const { startApp } = await import('./start');
   await startApp(brands);
 }

@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { Brand } from '../modules/brands/model';
-import { App, createQueryClient } from './app/App';
+import { App } from './app/App';
 import { preloadStartScreen } from './app/routes';
 import { visitorSubsiteId } from './brands/BrandProvider';
 import { chooseLanguage, initI18n, storedLanguage } from './lib/i18n';
@@ -13,11 +13,8 @@ import { getSession } from './lib/session';
  * Swedish; only that language's texts are loaded before the first render.
  */
 export async function startApp(brandsRequest: Promise<Brand[] | null>): Promise<void> {
-  const queryClient = createQueryClient();
   const session = getSession();
   const brands = await brandsRequest;
-  // The brand provider's query starts with the list already in hand.
-  if (brands) queryClient.setQueryData(['brands'], brands);
   const subsiteId = session?.user.SubsiteID ?? visitorSubsiteId();
   const brand = brands?.find((b) => b.subsiteId === subsiteId) ?? brands?.[0];
   const language = chooseLanguage({ stored: storedLanguage(), brandDefault: brand?.defaultLanguage, browser: navigator.languages ?? [navigator.language] });
@@ -26,7 +23,7 @@ export async function startApp(brandsRequest: Promise<Brand[] | null>): Promise<
   if (!container) throw new Error('#root missing');
   createRoot(container).render(
     <StrictMode>
-      <App i18n={i18n} queryClient={queryClient} />
+      <App i18n={i18n} brands={brands} />
     </StrictMode>,
   );
 }

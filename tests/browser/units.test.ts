@@ -234,6 +234,17 @@ describe('unit edit: sections and unsaved changes', () => {
     await warning.waitFor({ state: 'hidden' });
     expect(new URL(page.url()).pathname).toBe('/user/edit-terminal');
 
+    // The browser's back button asks too: staying keeps the page, its address and the edit.
+    const editUrl = page.url();
+    await page.goBack({ waitUntil: 'commit' });
+    await warning.getByText('Osparade ändringar').waitFor();
+    await eventually(async () => page.url(), editUrl);
+    await warning.getByRole('button', { name: 'Stanna kvar' }).click();
+    await warning.waitFor({ state: 'hidden' });
+    expect(page.url()).toBe(editUrl);
+    expect(await details.getByLabel('Registreringsnummer').inputValue()).toBe('xyz-987');
+    await page.getByRole('heading', { name: 'Volvo V60', level: 1 }).waitFor();
+
     // Closing or reloading the tab asks through the browser.
     const beforeUnload = new Promise<string>((resolve) => {
       page.once('dialog', (dialog) => {
@@ -245,7 +256,19 @@ describe('unit edit: sections and unsaved changes', () => {
     expect(await beforeUnload).toBe('beforeunload');
     expect(page.isClosed()).toBe(false);
 
-    // Leaving anyway drops the edit and goes where the user went.
+    // Leaving anyway by the back button drops the edit and goes back to the unit list it came from.
+    await page.goBack({ waitUntil: 'commit' });
+    await warning.getByRole('button', { name: 'Lämna sidan' }).click();
+    await page.getByRole('heading', { name: 'Enheter', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/user/edit-terminal-list');
+    // Forward again to the unit, now without edits: nothing asks on the way out.
+    await page.goForward({ waitUntil: 'commit' });
+    await page.getByRole('heading', { name: 'Volvo V60', level: 1 }).waitFor();
+    expect(await page.locator('[data-testid^="section-unsaved-"]').count()).toBe(0);
+
+    // Leaving anyway through a link drops the edit and goes where the user went.
+    await details.getByLabel('Registreringsnummer').fill('xyz-987');
+    await page.getByTestId('section-unsaved-details').waitFor();
     await page.getByRole('link', { name: 'Enheter', exact: true }).click();
     await warning.getByRole('button', { name: 'Lämna sidan' }).click();
     await page.getByRole('heading', { name: 'Enheter', level: 1 }).waitFor();

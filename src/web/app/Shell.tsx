@@ -2,11 +2,12 @@ import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, Suspense, useEffect, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { type Brand, BrandLogo, useBrand } from '../brands/BrandProvider';
 import { useDialogs } from '../components/Dialogs';
 import { type IconName, Icon } from '../components/Icons';
 import { LanguagePicker } from '../components/LanguagePicker';
+import { NotFoundPage } from '../components/NotFoundPage';
 import { AlarmBell } from '../features/alarms/AlarmBell';
 import { ChangePasswordDialog } from '../features/auth/ChangePasswordDialog';
 import { CarInfoDialog, carInfoKey } from '../features/units/CarInfoDialog';
@@ -16,7 +17,8 @@ import { api, errorText } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
 import { PATHS, reportsPath } from '../lib/paths';
 import { clearSession, landingPath, type Session, type SessionUser, updateSessionUser, useSession } from '../lib/session';
-import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
+import { useAlertNumbersAllowed, useCarScheduleEnabled, usePublicConfig, useSafeReturnHomeEnabled } from './queries';
+import { QueryProvider } from '../lib/query-client';
 
 interface NavEntry {
   to: string;
@@ -260,8 +262,19 @@ function CarInfoOnboarding() {
   return <CarInfoDialog units={units} isOpen={open && units.length > 0} onClose={() => setOpen(false)} />;
 }
 
-/** Spec §2: with a signed-in user, sidebar, header (with announcement) and content, then the footer. */
+/**
+ * Spec §2: with a signed-in user, sidebar, header (with announcement) and content, then the footer. The signed-in
+ * screens ask the server through the app's query client, which loads with this frame.
+ */
 export function Shell({ children }: { children?: ReactNode }) {
+  return (
+    <QueryProvider>
+      <Frame>{children}</Frame>
+    </QueryProvider>
+  );
+}
+
+function Frame({ children }: { children?: ReactNode }) {
   const session = useSession();
   const brand = useBrand();
   const { t } = useTranslation();
@@ -321,4 +334,35 @@ export function Shell({ children }: { children?: ReactNode }) {
       </div>
     </div>
   );
+}
+
+/*
+ * The gates of the screens the server or the account can switch off. They ask what the menu asks to show or hide
+ * their entries, and load with the frame, which renders before any screen inside it.
+ */
+
+/** Car schedule: off on the server (or basic-only subscription) sends the user to the map. */
+export function CarScheduleGate({ children }: { children: ReactNode }) {
+  const session = useSession();
+  const enabled = useCarScheduleEnabled();
+  if (enabled.isPending) return null;
+  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
+  return children;
+}
+
+/** Safe return home: off on the server (or basic-only subscription) sends the user to the map (spec §2). */
+export function SafeReturnHomeGate({ children }: { children: ReactNode }) {
+  const session = useSession();
+  const enabled = useSafeReturnHomeEnabled();
+  if (enabled.isPending) return null;
+  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
+  return children;
+}
+
+/** Alert numbers: only the parent account named in configuration has the page; anyone else finds nothing there. */
+export function AlertNumbersGate({ children }: { children: ReactNode }) {
+  const config = usePublicConfig();
+  const allowed = useAlertNumbersAllowed();
+  if (config.isPending) return null;
+  return allowed ? children : <NotFoundPage />;
 }

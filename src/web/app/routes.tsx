@@ -7,29 +7,33 @@ import { NAVIGATE_EVENT } from '../lib/api';
 import { loadScreenTexts } from '../lib/i18n';
 import { PATHS, reportsPath } from '../lib/paths';
 import { landingPath, useSession } from '../lib/session';
-import { useAlertNumbersAllowed, useCarScheduleEnabled, useSafeReturnHomeEnabled } from './queries';
+
+/** Modules loaded so far, by their load function: the screens of one module (the frame and its gates) share it. */
+const loadedModules = new Map<unknown, unknown>();
 
 /**
  * Every screen but the login page is its own chunk, loaded when first shown: the login page loads only what it needs
- * (the map, deck.gl, the exports, the other screens and the texts of the whole app come after signing in).
+ * (the map, deck.gl, the query library, the exports, the other screens and the texts of the whole app come after
+ * signing in).
  */
+
 function screen<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] & { preload: () => Promise<void> } {
   // Once loaded, the component is rendered directly: `React.lazy` would suspend once more even then.
-  let loaded: ComponentType<Record<string, unknown>> | null = null;
+  const loaded = () => (loadedModules.get(load) as M | undefined)?.[name] as ComponentType<Record<string, unknown>> | undefined;
   const preload = async () => {
     // With the whole catalogue of texts (the login page has only its own).
     const [module] = await Promise.all([load(), loadScreenTexts()]);
-    loaded ??= module[name] as ComponentType<Record<string, unknown>>;
+    loadedModules.set(load, module);
   };
   const Lazy = lazy(async () => {
     await preload();
-    return { default: loaded as ComponentType<Record<string, unknown>> };
+    return { default: loaded() as ComponentType<Record<string, unknown>> };
   });
   // Which of the two is decided once per mount: switching from the lazy one to the loaded one would mount the screen
   // a second time (a second map, its first one left behind).
   // biome-ignore lint/correctness/noComponentHookFactories: called once per screen at module level, never during a render
   const Loaded = (props: Record<string, unknown>) => {
-    const [direct] = useState(() => loaded);
+    const [direct] = useState(() => loaded() ?? null);
     return direct ? createElement(direct, props) : createElement(Lazy as ComponentType<Record<string, unknown>>, props);
   };
   return Object.assign(Loaded, { preload }) as unknown as M[K] & { preload: () => Promise<void> };
@@ -62,7 +66,11 @@ const SafeHomePage = screen(() => import('../features/safe-home/SafeHomePage'), 
 const AddTerminalPage = screen(() => import('../features/units/AddTerminalPage'), 'AddTerminalPage');
 const UnitEditPage = screen(() => import('../features/units/UnitEditPage'), 'UnitEditPage');
 const UnitListPage = screen(() => import('../features/units/UnitListPage'), 'UnitListPage');
-const Shell = screen(() => import('./Shell'), 'Shell');
+const loadShell = () => import('./Shell');
+const Shell = screen(loadShell, 'Shell');
+const CarScheduleGate = screen(loadShell, 'CarScheduleGate');
+const SafeReturnHomeGate = screen(loadShell, 'SafeReturnHomeGate');
+const AlertNumbersGate = screen(loadShell, 'AlertNumbersGate');
 
 /** The signed-in screens a page load may start on, by path (the rest load when first shown). */
 const SCREEN_BY_PATH: Record<string, { preload: () => Promise<void> }> = {
@@ -133,24 +141,6 @@ function MapRoute() {
   return <MapPage />;
 }
 
-/** Car schedule: off on the server (or basic-only subscription) sends the user to the map. */
-function CarScheduleRoute() {
-  const session = useSession();
-  const enabled = useCarScheduleEnabled();
-  if (enabled.isPending) return null;
-  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
-  return <CarSchedulePage />;
-}
-
-/** Safe return home: off on the server (or basic-only subscription) sends the user to the map (spec §2). */
-function SafeReturnHomeRoute() {
-  const session = useSession();
-  const enabled = useSafeReturnHomeEnabled();
-  if (enabled.isPending) return null;
-  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
-  return <SafeHomePage />;
-}
-
 /** Places: hidden for a basic-only subscription (spec §2), which is sent to its landing page. */
 function PlacesRoute() {
   const session = useSession();
@@ -185,7 +175,6 @@ function NavigationBridge() {
 }
 
 export function AppRoutes() {
-  const alertNumbersAllowed = useAlertNumbersAllowed();
   return (
     <>
       <NavigationBridge />
@@ -203,7 +192,14 @@ export function AppRoutes() {
         <Route element={<RequireUser />}>
           <Route element={<Shell />}>
             <Route path={PATHS.liveMap} element={<MapRoute />} />
-            <Route path={PATHS.carSchedule} element={<CarScheduleRoute />} />
+            <Route
+              path={PATHS.carSchedule}
+              element={
+                <CarScheduleGate>
+                  <CarSchedulePage />
+                </CarScheduleGate>
+              }
+            />
             <Route path={PATHS.triplog} element={<TriplogPage />} />
             <Route path={PATHS.congestionReport} element={<CongestionReportPage />} />
             <Route path={PATHS.reports} element={<Navigate to={reportsPath('summary')} replace />} />
@@ -227,12 +223,25 @@ export function AppRoutes() {
               <Route path={PATHS.customerAccounts} element={<CustomerAccountsPage />} />
             </Route>
             <Route element={<RequireAdmin />}>
-              <Route path={PATHS.safeReturnHome} element={<SafeReturnHomeRoute />} />
+              <Route
+                path={PATHS.safeReturnHome}
+                element={
+                  <SafeReturnHomeGate>
+                    <SafeHomePage />
+                  </SafeReturnHomeGate>
+                }
+              />
               <Route path={PATHS.accountSettings} element={<AccountSettingsPage editors={{ catalog: <CatalogEditor />, purposes: <PurposesEditor /> }} />} />
               <Route path={PATHS.alarmReceiver} element={<AlarmReceiversPage />} />
             </Route>
-            {/* Exists only for the parent account named in configuration. */}
-            {alertNumbersAllowed && <Route path={PATHS.alertNumbers} element={<AlertNumbersPage />} />}
+            <Route
+              path={PATHS.alertNumbers}
+              element={
+                <AlertNumbersGate>
+                  <AlertNumbersPage />
+                </AlertNumbersGate>
+              }
+            />
           </Route>
         </Route>
         <Route path="*" element={<UnknownRoute />} />

@@ -1,5 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
-import { createContext, type ReactNode, useContext, useEffect, useMemo } from 'react';
+import { createContext, type ReactNode, useContext, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Brand } from '../../modules/brands/model';
 import { api, errorText } from '../lib/api';
@@ -55,21 +54,32 @@ function applyBrand(brand: Brand) {
   document.title = brand.name;
 }
 
-export function BrandProvider({ children }: { children: ReactNode }) {
+/**
+ * The brands: the list the entry asked for at start (`initial`), else asked for here, with a retry on failure. A plain
+ * request rather than a query: the login page loads no query library.
+ */
+export function BrandProvider({ initial, children }: { initial: Brand[] | null; children: ReactNode }) {
   const { t } = useTranslation();
   const session = useSession();
-  const query = useQuery({
-    queryKey: ['brands'],
-    queryFn: () => api.get<Brand[]>('/api/brands'),
-    staleTime: 10 * 60 * 1000,
-    retry: 1,
-  });
+  const [brands, setBrands] = useState<Brand[] | null>(initial);
+  const [failure, setFailure] = useState<unknown>(null);
+  useEffect(() => {
+    if (brands || failure) return;
+    let current = true;
+    api.get<Brand[]>('/api/brands').then(
+      (list) => current && setBrands(list),
+      (error: unknown) => current && setFailure(error),
+    );
+    return () => {
+      current = false;
+    };
+  }, [brands, failure]);
   const subsiteId = session?.user.SubsiteID ?? visitorSubsiteId();
   const value = useMemo<BrandContextValue | null>(() => {
-    const brands = query.data ?? [];
-    const brand = brands.find((b) => b.subsiteId === subsiteId) ?? brands[0];
-    return brand ? { brand, brands } : null;
-  }, [query.data, subsiteId]);
+    const list = brands ?? [];
+    const brand = list.find((b) => b.subsiteId === subsiteId) ?? list[0];
+    return brand ? { brand, brands: list } : null;
+  }, [brands, subsiteId]);
 
   useEffect(() => {
     if (value) applyBrand(value.brand);
@@ -78,10 +88,10 @@ export function BrandProvider({ children }: { children: ReactNode }) {
   if (!value) {
     return (
       <main className="boot-screen">
-        {query.isError ? (
+        {failure ? (
           <div className="boot-error" role="alert">
-            <p>{errorText(query.error)}</p>
-            <button type="button" className="btn btn-primary" onClick={() => void query.refetch()}>
+            <p>{errorText(failure)}</p>
+            <button type="button" className="btn btn-primary" onClick={() => setFailure(null)}>
               {t('common.retry')}
             </button>
           </div>

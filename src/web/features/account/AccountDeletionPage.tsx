@@ -5,6 +5,7 @@ import { useBrand } from '../../brands/BrandProvider';
 import { Banner } from '../../components/Form';
 import { PublicLayout } from '../../components/PublicLayout';
 import { api, errorText } from '../../lib/api';
+import { QueryProvider } from '../../lib/query-client';
 import { PATHS } from '../../lib/paths';
 
 interface ContactAddress {
@@ -15,6 +16,15 @@ interface ContactAddress {
 
 /** Spec §2: the account is tied to a subscription; the provider's contact address and phone per sub-site. */
 export function AccountDeletionPage() {
+  // Signed out, no frame provides the query client: this page does.
+  return (
+    <QueryProvider>
+      <AccountDeletion />
+    </QueryProvider>
+  );
+}
+
+function AccountDeletion() {
   const { t } = useTranslation();
   const brand = useBrand();
   const contact = useQuery({

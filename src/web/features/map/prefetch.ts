@@ -1,7 +1,6 @@
 import type { Envelope } from '../../lib/api';
 import type { TrackedUnitList } from '../../../modules/tracking/model';
-import { PATHS } from '../../lib/paths';
-import { getSession } from '../../lib/session';
+import { getSession, type Session } from '../../lib/session';
 import { startClusterWorker } from './cluster-worker';
 
 /** A list asked for at start-up is used only while this fresh; the live socket's catch-up covers the gap. */
@@ -39,12 +38,10 @@ export function preloadedModule<T>(name: 'LiveMap' | 'MapCanvas'): T | undefined
 }
 
 /**
- * When the app starts on the map with a session: asks for the unit list and loads the map's code at once,
- * while the rest of the app boots, instead of after the page and its map chunk have rendered.
+ * When the app starts on the map with a session (the entry calls this then): asks for the unit list and loads the
+ * map's code at once, while the rest of the app boots, instead of after the page and its map chunk have rendered.
  */
-export function prefetchLiveMap(): void {
-  const session = getSession();
-  if (!session?.user.RealTimeMap || window.location.pathname !== PATHS.liveMap) return;
+export function prefetchLiveMap(session: Session): void {
   // The clustering worker boots and warms up while the list loads, then clusters a copy of it (see its `prebuild`).
   const started = startClusterWorker();
   clusterWorker = started;

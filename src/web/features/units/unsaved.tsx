@@ -1,13 +1,13 @@
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { createPath, type Navigator, type To, UNSAFE_NavigationContext } from 'react-router';
 import { useDialogs } from '../../components/Dialogs';
+import { holdNavigation } from '../../lib/navigation-guard';
 import { getSession } from '../../lib/session';
 
 /**
  * Unsaved changes on the unit edit page: each section reports whether it holds edits that are not saved yet; while
- * any does, leaving the page asks first: any move the app makes (a link, a button that navigates, a redirect) through
- * the app's own dialog, a reload or closing the tab through the browser's.
+ * any does, leaving the page asks first: any move the app makes (a link, a button that navigates, a redirect) and the
+ * browser's back and forward buttons through the app's own dialog, a reload or closing the tab through the browser's.
  */
 interface UnsavedChanges {
   /** Section ids with edits not saved yet. */
@@ -22,23 +22,9 @@ export function useUnsavedChanges(): UnsavedChanges | null {
   return useContext(UnsavedContext);
 }
 
-/** The router's history (the browser router hands its history object to the app as its navigator). */
-type RouterHistory = Navigator & {
-  push(to: To, state?: unknown, options?: unknown): void;
-  replace(to: To, state?: unknown, options?: unknown): void;
-};
-
-/** Whether a move to `to` stays on this page (the same path and query: a jump to a section, say). */
-function staysHere(to: To): boolean {
-  const path = typeof to === 'string' ? to : createPath(to);
-  const url = new URL(path, window.location.href);
-  return url.pathname === window.location.pathname && url.search === window.location.search;
-}
-
 export function UnsavedChangesProvider({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const dialogs = useDialogs();
-  const history = useContext(UNSAFE_NavigationContext).navigator as RouterHistory;
   const [dirty, setDirtySet] = useState<ReadonlySet<string>>(() => new Set());
   const dirtyRef = useRef(dirty);
   dirtyRef.current = dirty;
@@ -73,28 +59,21 @@ export function UnsavedChangesProvider({ children }: { children: ReactNode }) {
       setDirtySet(new Set());
       dirtyRef.current = new Set();
     };
-    // Every move the app makes goes through the router's history: a link, a button, a redirect. Held until answered.
-    const { push, replace } = history;
-    const guarded =
-      (move: RouterHistory['push']): RouterHistory['push'] =>
-      (to, state, options) => {
-        // Signed out (the session ended, or the user logged out): nothing here can be saved any more.
-        if (dirtyRef.current.size === 0 || staysHere(to) || getSession() === null) return move.call(history, to, state, options);
-        void ask().then((leave) => {
-          if (!leave) return;
-          forget();
-          move.call(history, to, state, options);
-        });
-      };
-    history.push = guarded(push);
-    history.replace = guarded(replace);
+    // Every move goes through the app's history (src/web/lib/navigation-guard.ts), held until answered.
+    const release = holdNavigation(() => {
+      // Signed out (the session ended, or the user logged out): nothing here can be saved any more.
+      if (dirtyRef.current.size === 0 || getSession() === null) return true;
+      return ask().then((leave) => {
+        if (leave) forget();
+        return leave;
+      });
+    });
     window.addEventListener('beforeunload', beforeUnload);
     return () => {
-      history.push = push;
-      history.replace = replace;
+      release();
       window.removeEventListener('beforeunload', beforeUnload);
     };
-  }, [hasChanges, dialogs, history, t]);
+  }, [hasChanges, dialogs, t]);
 
   const value = useMemo(() => ({ dirty, setDirty }), [dirty, setDirty]);
   return <UnsavedContext.Provider value={value}>{children}</UnsavedContext.Provider>;
