@@ -5,7 +5,8 @@
  * with `--trips` trips spread over the last 12 months (500 × 12 months ≈ 450,000 trips, about 2.5 trips a unit a day),
  * seeded straight into the trip log's table. Through the real HTTP API with a bearer token, over a socket, prints the
  * time of a whole-fleet summary, an eco ranking (per driver) and, when the benefit report is present, a benefit report,
- * each as JSON and as a PDF export (`?format=pdf`): the median and the slowest of `--runs` runs, and the answer's size.
+ * each as JSON and as a PDF export (`?format=pdf`), and of the fuel, CO2 and environmental reports as JSON: the median and the
+ * slowest of `--runs` runs, and the answer's size.
  * Target on PostgreSQL: each report < 2 s, each PDF < 5 s.
  *
  * Run both databases: `bun run bench:reports --db pglite` and `BENCH_DATABASE_URL=postgres://… bun run bench:reports --db postgres`.
@@ -122,6 +123,9 @@ const cases: Array<{ name: string; path: string; target: number }> = [
   { name: 'fleet summary PDF', path: `/api/reports/summary?${period}&format=pdf`, target: 5000 },
   { name: 'eco ranking (drivers)', path: `/api/reports/eco?${period}&groupBy=driver`, target: 2000 },
   { name: 'eco ranking PDF', path: `/api/reports/eco?${period}&groupBy=driver&format=pdf`, target: 5000 },
+  { name: 'fuel', path: `/api/reports/fuel?${period}`, target: 2000 },
+  { name: 'CO2', path: `/api/reports/co2?${period}`, target: 2000 },
+  { name: 'environmental', path: `/api/reports/environment?${period}`, target: 2000 },
 ];
 // The benefit report of the whole fleet, where the product has it: every fifth car a benefit car, with its drivers' trips.
 if (api.routes.some((route) => route.path === '/api/reports/benefit')) {
