@@ -10,8 +10,8 @@
  * Target on PostgreSQL: each report < 2 s, each PDF < 5 s.
  *
  * Run both databases: `bun run bench:reports --db pglite` and `BENCH_DATABASE_URL=postgres://… bun run bench:reports --db postgres`.
- * `--reuse` (PostgreSQL): keep the database `fleet_bench_reports` of an earlier run and its seed (seeding a year of a fleet
- * takes minutes), e.g. to time the same data before and after a change.
+ * `--reuse`: keep the database `fleet_bench_reports` of an earlier run and its seed (seeding a year of a fleet takes
+ * minutes), e.g. to time the same data before and after a change; with PGlite its directory /tmp/fleet-bench-fleet_bench_reports.
  */
 import { assemble } from '../src/bootstrap';
 import { ManualClock } from '../src/lib/clock';
