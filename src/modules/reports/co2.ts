@@ -1,6 +1,6 @@
 import type { FuelType } from '../accounts/model';
 import { type DistanceSum, entry, type FleetSource, grouping, type ReportPeriod, type ReportUnit, type ResolvedScope, reportHeader, round } from './fleet-source';
-import { energyUnitOf, type FuelUse, fuelUse, type Market, quantityOf } from './fuel';
+import { energyUnitOf, type FuelUse, type Market, quantityOf, readFuelUse } from './fuel';
 import type { Co2Factor, Co2Report, Co2Row } from './model';
 
 /**
@@ -47,9 +47,7 @@ export async function co2Report(
 ): Promise<Co2Report> {
   // Summed in the database per unit, driver and month (oldest first): a trip's CO2 is its distance times a figure of
   // its unit and year.
-  const sums = await source.distanceSums(accountId, scope.units, period, { driverId: scope.driverId });
-  const use = await fuelUse(source, scope.units, sums, period);
-  const factors = await source.co2Factors();
+  const [{ sums, use }, factors] = await Promise.all([readFuelUse(source, accountId, scope, period), source.co2Factors()]);
   const driverIds = [...new Set(sums.flatMap((part) => (part.driverUserId === null ? [] : [part.driverUserId])))];
   const { keyOf, labelOf, unitById } = grouping(scope, await source.driverNames(accountId, driverIds), texts.noDriver);
 

@@ -2,7 +2,7 @@ import { addToDay, startOfDay } from '../../lib/time';
 import type { FuelType } from '../accounts/model';
 import { tripCo2 } from './co2';
 import { type FleetSource, type ReportPeriod, type ResolvedScope, reportHeader, round, entry } from './fleet-source';
-import { energyUnitOf, fuelUse, type Market, quantityOf } from './fuel';
+import { energyUnitOf, type Market, quantityOf, readFuelUse } from './fuel';
 import type { Co2Factor, EnvironmentGroup, EnvironmentPeriod, EnvironmentReport } from './model';
 
 /**
@@ -19,9 +19,7 @@ async function periodFigures(
   factors: Map<string, Co2Factor>,
 ): Promise<EnvironmentPeriod> {
   // Summed in the database per unit, driver and month: a trip's energy and CO2 are its distance times figures of its unit and year.
-  const sums = await source.distanceSums(accountId, scope.units, period, { driverId: scope.driverId });
-  const use = await fuelUse(source, scope.units, sums, period);
-  const known = await source.co2Factors();
+  const [{ sums, use }, known] = await Promise.all([readFuelUse(source, accountId, scope, period), source.co2Factors()]);
   const unitById = new Map(scope.units.map((unit) => [unit.id, unit]));
   const groups = new Map<string, EnvironmentGroup & { unitIds: Set<number> }>();
   let distanceM = 0;

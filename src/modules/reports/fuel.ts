@@ -72,13 +72,26 @@ export const quantityOf = (use: FuelUse, part: Pick<DistanceSum, 'unitId' | 'dis
   return perMetre === undefined ? undefined : perMetre * part.distanceM;
 };
 
+/** The trips' distances summed per unit, driver and month, and the units' fuel use in the period, read side by side. */
+export async function readFuelUse(
+  source: FleetSource,
+  accountId: number,
+  scope: ResolvedScope,
+  period: ReportPeriod,
+): Promise<{ sums: DistanceSum[]; use: FuelUse }> {
+  const [sums, levels] = await Promise.all([
+    source.distanceSums(accountId, scope.units, period, { driverId: scope.driverId }),
+    source.fuelLevels(
+      scope.units.map((unit) => unit.id),
+      period.start,
+      period.end,
+    ),
+  ]);
+  return { sums, use: fuelUse(scope.units, sums, levels) };
+}
+
 /** How much the units used. A unit with at least two level readings in the period is measured; otherwise estimated. */
-export async function fuelUse(source: FleetSource, units: ReportUnit[], sums: DistanceSum[], period: ReportPeriod): Promise<FuelUse> {
-  const levels = await source.fuelLevels(
-    units.map((unit) => unit.id),
-    period.start,
-    period.end,
-  );
+export function fuelUse(units: ReportUnit[], sums: DistanceSum[], levels: Map<number, FuelLevelReading[]>): FuelUse {
   const distanceOf = new Map<number, number>();
   for (const part of sums) distanceOf.set(part.unitId, (distanceOf.get(part.unitId) ?? 0) + part.distanceM);
   const perMetre = new Map<number, number>();
@@ -125,8 +138,7 @@ export async function fuelReport(
   texts: { noDriver: string },
 ): Promise<FuelReport> {
   // Summed in the database per unit, driver and month: each trip's fuel is its distance times its unit's use per metre.
-  const sums = await source.distanceSums(accountId, scope.units, period, { driverId: scope.driverId });
-  const use = await fuelUse(source, scope.units, sums, period);
+  const { sums, use } = await readFuelUse(source, accountId, scope, period);
   const driverIds = [...new Set(sums.flatMap((part) => (part.driverUserId === null ? [] : [part.driverUserId])))];
   const { keyOf, labelOf, unitById } = grouping(scope, await source.driverNames(accountId, driverIds), texts.noDriver);
   const priceOf = (fuelType: FuelType | null): number | null =>
