@@ -1,5 +1,5 @@
 import { openFanout } from '../src/lib/fanout';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -17,7 +17,7 @@ import { Outbox } from '../src/lib/outbox';
 import type { Platform } from '../src/lib/platform';
 
 /**
- * A fresh benchmark database: a PGlite directory under /tmp, or a new database `name` (default BENCH_DATABASE_NAME or `fleet_bench`, so
+ * A fresh benchmark database: a PGlite directory under /tmp (with `keep`, /tmp/fleet-bench-`name` of an earlier run), or a new database `name` (default BENCH_DATABASE_NAME or `fleet_bench`, so
  * that two benchmarks on one server do not drop each other's) on the server of BENCH_DATABASE_URL (or DATABASE_URL),
  * dropped and created for each run.
  */
@@ -27,7 +27,9 @@ export async function openBenchDatabase(
   options: { keep?: boolean } = {},
 ): Promise<{ database: DatabaseHandle; label: string }> {
   if (kind === 'pglite') {
-    const dir = mkdtempSync(join(tmpdir(), 'fleet-bench-'));
+    // `keep`: the directory named after the database, kept from an earlier run (made when missing).
+    const dir = options.keep ? join(tmpdir(), `fleet-bench-${name}`) : mkdtempSync(join(tmpdir(), 'fleet-bench-'));
+    if (options.keep) mkdirSync(dir, { recursive: true });
     return { database: await openPglite(dir), label: `PGlite (${dir})` };
   }
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;

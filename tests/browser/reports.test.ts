@@ -66,7 +66,8 @@ describe('reports', () => {
     await signIn(page, account);
     // Reached from the sidebar.
     await page.locator('#sidebar nav a', { hasText: 'Rapporter' }).click();
-    await page.waitForURL('**/user/reports/summary');
+    // The screen writes its filters to the address's query string (the server's default period once it has answered).
+    await page.waitForURL(/\/user\/reports\/summary(\?|$)/);
     await page.getByRole('heading', { name: 'Rapporter', level: 1 }).waitFor();
     expect(await tabNames(page)).toEqual(['Sammanställning', 'Förmånsvärde och ersättning', 'Sparsam körning', 'Bränsle', 'CO₂', 'Miljörapport', 'Trängselskatt']);
     // The trip log's tabs lead here too, marked as the current view.
@@ -123,10 +124,29 @@ describe('reports', () => {
 
     // The eco report keeps the choice and draws its weekly trend.
     await page.getByTestId('report-tab-eco').click();
-    await page.waitForURL('**/user/reports/eco');
+    await page.waitForURL(/\/user\/reports\/eco(\?|$)/);
     await page.getByTestId('eco-ranking').waitFor();
     expect(await page.getByTestId('eco-row').count()).toBe(1);
     await page.getByTestId('eco-chart').waitFor();
+
+    // The report, its vehicle and its period are kept in the address: a reload, or the link opened by someone else,
+    // shows the same report over the same days.
+    await eventually(async () => Object.fromEntries(new URL(page.url()).searchParams), { unitIds: String(volvo), from: '2026-02-01', to: '2026-02-28' });
+    const address = new URL(page.url());
+    await page.reload();
+    await page.getByTestId('eco-ranking').waitFor();
+    await eventually(async () => (await page.getByTestId('eco-row').allTextContents()).map((row) => row.includes('Volvo V90')), [true]);
+    expect(await page.getByLabel('Från').inputValue()).toBe('2026-02-01');
+    expect(await page.getByLabel('Till').inputValue()).toBe('2026-02-28');
+    expect(await page.getByTestId('report-scope').textContent()).toContain('1 fordon · 2026-02-01 – 2026-02-28');
+    expect(new URL(page.url()).search).toBe(address.search);
+    const shared = await suite.newPage(DESKTOP);
+    await signIn(shared, account);
+    await shared.goto(`${address.pathname}${address.search}`);
+    await shared.getByTestId('eco-ranking').waitFor();
+    await eventually(async () => (await shared.getByTestId('eco-row').allTextContents()).map((row) => row.includes('Volvo V90')), [true]);
+    expect(await shared.getByTestId('report-scope').textContent()).toContain('2026-02-01 – 2026-02-28');
+    await shared.close();
 
     // Schedule the eco report monthly to an address: a wrong address is refused in place, a right one saved and listed.
     await page.getByTestId('report-schedule').click();
@@ -197,7 +217,7 @@ describe('reports', () => {
 
     // Benefit value: shown, with the car's distances left out.
     await page.getByTestId('report-tab-benefit').click();
-    await page.waitForURL('**/user/reports/benefit');
+    await page.waitForURL(/\/user\/reports\/benefit(\?|$)/);
     await choosePeriod(page, '2026-02-01', '2026-02-28');
     await page.getByTestId('benefit-car').first().waitFor();
     const car = (await page.getByTestId('benefit-car').first().textContent()) ?? '';
@@ -210,7 +230,7 @@ describe('reports', () => {
 
     // Summary: offered too.
     await page.getByTestId('report-tab-summary').click();
-    await page.waitForURL('**/user/reports/summary');
+    await page.waitForURL(/\/user\/reports\/summary(\?|$)/);
     await page.getByTestId('summary-table').waitFor();
     expect(await page.getByTestId('report-locked').count()).toBe(0);
   });

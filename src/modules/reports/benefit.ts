@@ -167,9 +167,9 @@ export function resolveBenefitRange(query: { from?: string; to?: string }, today
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
 /**
- * The trip log's distances as the benefit report reads them: summed per unit, local day, trip type and driver. Every rule
- * here is linear in the distance and changes at most at a day's start (months, years, the UK tax year, the AMAP step
- * counted in order of days), so the sums give the same amounts as the single trips.
+ * The trip log's distances as the benefit report reads them: summed per unit, local day (or local month, dated its first
+ * day), trip type and driver. Every rule here is linear in the distance and changes at most at a day's start (months,
+ * years, the UK tax year, the AMAP step counted in order of days), so the sums give the same amounts as the single trips.
  */
 interface TripDistance {
   unitId: number;
@@ -218,19 +218,21 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
     return new Map(rows.map((row) => [row.id, `${row.firstName} ${row.lastName}`.trim()]));
   }
 
-  /** The distances of the units' trips starting in [from, to) (instants) per local day, type and driver, by day. */
-  async function tripsOf(accountId: number, unitIds: number[], from: Date, to: Date, timeZone: string): Promise<TripDistance[]> {
+  /**
+   * The distances of the units' trips starting in [from, to) (instants) per local day (`day`) or local month (`month`:
+   * dated its first day), type and driver, by date.
+   */
+  async function tripsOf(accountId: number, unitIds: number[], from: Date, to: Date, timeZone: string, per: 'day' | 'month'): Promise<TripDistance[]> {
     if (unitIds.length === 0) return [];
-    const day = sql<string>`to_char(${tripDistances.startTime} AT TIME ZONE ${timeZone}, 'YYYY-MM-DD')`;
+    const local = sql`${tripDistances.startTime} AT TIME ZONE ${timeZone}`;
+    const day = per === 'day' ? sql<string>`to_char(${local}, 'YYYY-MM-DD')` : sql<string>`to_char(${local}, 'YYYY-MM') || '-01'`;
     const rows = await db
       .select({ unitId: tripDistances.unitId, day, type: tripDistances.type, driverUserId: tripDistances.driverUserId, distanceM: sql<number>`sum(${tripDistances.distanceM})::float8` })
       .from(tripDistances)
       .where(and(eq(tripDistances.accountId, accountId), inArray(tripDistances.unitId, unitIds), gte(tripDistances.startTime, from), lt(tripDistances.startTime, to)))
       // By position: the day's expression carries the zone as a parameter of its own in the select list.
       .groupBy(sql`1, 2, 3, 4`);
-    return rows
-      .map((row) => ({ unitId: row.unitId, day: row.day, type: row.type, driverUserId: row.driverUserId, distanceM: Number(row.distanceM) }))
-      .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.unitId - b.unitId || (a.driverUserId ?? 0) - (b.driverUserId ?? 0) || a.type.localeCompare(b.type)));
+    return rows.map((row) => ({ unitId: row.unitId, day: row.day, type: row.type, driverUserId: row.driverUserId, distanceM: Number(row.distanceM) }));
   }
 
   /** The units' benefit-car fields, in the caller's account. */
@@ -315,10 +317,15 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
       views = views.filter((unit) => unit.CarUsage !== 'none');
 
       const ids = views.map((unit) => unit.ID);
-      const carRows = ids.length === 0 ? [] : await db.select().from(benefitCars).where(and(eq(benefitCars.accountId, actor.accountId), inArray(benefitCars.unitId, ids)));
+      // Independent reads, side by side.
+      const [carRows, defaultCountry, parameterRows, fields] = await Promise.all([
+        ids.length === 0 ? [] : db.select().from(benefitCars).where(and(eq(benefitCars.accountId, actor.accountId), inArray(benefitCars.unitId, ids))),
+        accountCountry(actor.accountId),
+        db.select().from(benefitParameters),
+        benefitFieldsOf(actor.accountId, ids),
+      ]);
       const carsById = new Map(carRows.map((row) => [row.unitId, row]));
-      const defaultCountry = await accountCountry(actor.accountId);
-      const book = new ParameterBook((await db.select().from(benefitParameters)).map((row) => ({ ...row, country: row.country })));
+      const book = new ParameterBook(parameterRows.map((row) => ({ ...row, country: row.country })));
 
       interface Car {
         view: UnitView;
@@ -328,7 +335,6 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
         country: BenefitCountry;
         trips: TripOfCar[] | null;
       }
-      const fields = await benefitFieldsOf(actor.accountId, ids);
       // Spec §6: distances only of the cars the caller has access to. Norway's 40 000 km counts the whole year so far,
       // the UK's 10 000 miles the tax year so far: read from the earlier of those when such cars are in the report.
       const withAccess = views.filter((view) => view.HasAccess);
@@ -339,12 +345,18 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
         const taxYearStart = ukTaxYearStart(ukTaxYear(range.from));
         if (taxYearStart < readFrom) readFrom = taxYearStart;
       }
-      const allTrips = await tripsOf(
-        actor.accountId,
-        withAccess.map((view) => view.ID),
-        startOfDay(readFrom, timeZone),
-        startOfDay(addToDay(range.to, { days: 1 }), timeZone),
-        timeZone,
+      // Reimbursements count day by day (the UK's AMAP step, the UK tax year from 6 April); every other rule here
+      // changes at most at a month's start (the range is whole months), so other cars' distances are read per month:
+      // a year of a fleet's benefit cars is then a few thousand rows rather than tens of thousands.
+      const reimbursed = (view: UnitView) => view.CarUsage === 'private' || (view.CarUsage === 'benefit' && fields.get(view.ID)?.fuelPayer === 'private');
+      const readStart = startOfDay(readFrom, timeZone);
+      const readEnd = startOfDay(addToDay(range.to, { days: 1 }), timeZone);
+      const [daily, monthly] = await Promise.all([
+        tripsOf(actor.accountId, withAccess.filter(reimbursed).map((view) => view.ID), readStart, readEnd, timeZone, 'day'),
+        tripsOf(actor.accountId, withAccess.filter((view) => !reimbursed(view)).map((view) => view.ID), readStart, readEnd, timeZone, 'month'),
+      ]);
+      const allTrips = [...daily, ...monthly].sort(
+        (a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : a.unitId - b.unitId || (a.driverUserId ?? 0) - (b.driverUserId ?? 0) || a.type.localeCompare(b.type)),
       );
       const tripsByUnit = new Map<number, TripOfCar[]>();
       for (const trip of allTrips) {

@@ -1,6 +1,6 @@
 import type { FuelType } from '../accounts/model';
-import { type FleetSource, grouping, type ReportPeriod, type ReportTrip, type ReportUnit, type ResolvedScope, reportHeader, round, entry } from './fleet-source';
-import { energyUnitOf, type FuelUse, fuelUse, type Market } from './fuel';
+import { type DistanceSum, entry, type FleetSource, grouping, type ReportPeriod, type ReportUnit, type ResolvedScope, reportHeader, round } from './fleet-source';
+import { energyUnitOf, type FuelUse, type Market, quantityOf, readFuelUse } from './fuel';
 import type { Co2Factor, Co2Report, Co2Row } from './model';
 
 /**
@@ -20,18 +20,18 @@ export function co2Factor(fuelType: FuelType | null, country: string, year: numb
   return candidates.filter((factor) => factor.year <= year).at(-1) ?? candidates[0]!;
 }
 
-/** kg CO2 of one trip and how it was found. */
+/** kg CO2 of trips of one unit in one year (their summed distance) and how it was found. */
 export function tripCo2(
-  trip: ReportTrip,
+  part: Pick<DistanceSum, 'unitId' | 'distanceM'>,
   unit: ReportUnit | undefined,
   use: FuelUse,
   market: Market,
   year: number,
   factors: Co2Factor[],
 ): { kg: number; method: Co2Row['method']; factor: Co2Factor | null } {
-  if (unit?.co2GPerKm != null) return { kg: (unit.co2GPerKm * trip.distanceM) / 1_000_000, method: 'gPerKm', factor: null };
+  if (unit?.co2GPerKm != null) return { kg: (unit.co2GPerKm * part.distanceM) / 1_000_000, method: 'gPerKm', factor: null };
   const factor = co2Factor(unit?.fuelType ?? null, market, year, factors);
-  const quantity = use.perTrip.get(trip.id);
+  const quantity = quantityOf(use, part);
   if (factor && quantity !== undefined) return { kg: quantity * factor.kgPerUnit, method: 'fuelFactor', factor };
   return { kg: 0, method: 'none', factor: null };
 }
@@ -45,10 +45,10 @@ export async function co2Report(
   market: Market,
   texts: { noDriver: string; noDepartment: string },
 ): Promise<Co2Report> {
-  const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId });
-  const use = await fuelUse(source, scope.units, trips, period);
-  const factors = await source.co2Factors();
-  const driverIds = [...new Set(trips.flatMap((trip) => (trip.driverUserId === null ? [] : [trip.driverUserId])))];
+  // Summed in the database per unit, driver and month (oldest first): a trip's CO2 is its distance times a figure of
+  // its unit and year.
+  const [{ sums, use }, factors] = await Promise.all([readFuelUse(source, accountId, scope, period), source.co2Factors()]);
+  const driverIds = [...new Set(sums.flatMap((part) => (part.driverUserId === null ? [] : [part.driverUserId])))];
   const { keyOf, labelOf, unitById } = grouping(scope, await source.driverNames(accountId, driverIds), texts.noDriver);
 
   interface Acc {
@@ -64,27 +64,26 @@ export async function co2Report(
   const months = new Map<string, { distanceM: number; kg: number }>();
   const used = new Map<string, Co2Factor>();
   let total = 0;
-  for (const trip of trips) {
-    const unit = unitById.get(trip.unitId);
-    const year = new Date(trip.start).getUTCFullYear();
-    const co2 = tripCo2(trip, unit, use, market, year, factors);
+  for (const part of sums) {
+    const unit = unitById.get(part.unitId);
+    const year = Number(part.month.slice(0, 4));
+    const co2 = tripCo2(part, unit, use, market, year, factors);
     if (co2.factor) used.set(`${co2.factor.fuelType}:${co2.factor.country}:${co2.factor.year}`, co2.factor);
     total += co2.kg;
-    const key = keyOf(trip);
+    const key = keyOf(part);
     const acc = entry<number, Acc>(rows, key, () => ({ distanceM: 0, kg: 0, quantity: 0, methods: new Set(), factor: null, fuelTypes: new Set() }));
-    acc.distanceM += trip.distanceM;
+    acc.distanceM += part.distanceM;
     acc.kg += co2.kg;
-    acc.quantity += use.perTrip.get(trip.id) ?? 0;
+    acc.quantity += quantityOf(use, part) ?? 0;
     acc.methods.add(co2.method);
     acc.factor = co2.factor ?? acc.factor;
     acc.fuelTypes.add(unit?.fuelType ?? null);
     const department = unit?.department ?? null;
     const dept = entry(departments, department?.id ?? null, () => ({ name: department?.name ?? texts.noDepartment, distanceM: 0, kg: 0 }));
-    dept.distanceM += trip.distanceM;
+    dept.distanceM += part.distanceM;
     dept.kg += co2.kg;
-    const month = new Date(trip.start).toISOString().slice(0, 7);
-    const m = entry(months, month, () => ({ distanceM: 0, kg: 0 }));
-    m.distanceM += trip.distanceM;
+    const m = entry(months, part.month, () => ({ distanceM: 0, kg: 0 }));
+    m.distanceM += part.distanceM;
     m.kg += co2.kg;
   }
   const co2Rows: Co2Row[] = [...rows.entries()].map(([key, acc]) => {

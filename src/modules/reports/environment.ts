@@ -2,7 +2,7 @@ import { addToDay, startOfDay } from '../../lib/time';
 import type { FuelType } from '../accounts/model';
 import { tripCo2 } from './co2';
 import { type FleetSource, type ReportPeriod, type ResolvedScope, reportHeader, round, entry } from './fleet-source';
-import { energyUnitOf, fuelUse, type Market } from './fuel';
+import { energyUnitOf, type Market, quantityOf, readFuelUse } from './fuel';
 import type { Co2Factor, EnvironmentGroup, EnvironmentPeriod, EnvironmentReport } from './model';
 
 /**
@@ -18,28 +18,27 @@ async function periodFigures(
   market: Market,
   factors: Map<string, Co2Factor>,
 ): Promise<EnvironmentPeriod> {
-  const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId });
-  const use = await fuelUse(source, scope.units, trips, period);
-  const known = await source.co2Factors();
+  // Summed in the database per unit, driver and month: a trip's energy and CO2 are its distance times figures of its unit and year.
+  const [{ sums, use }, known] = await Promise.all([readFuelUse(source, accountId, scope, period), source.co2Factors()]);
   const unitById = new Map(scope.units.map((unit) => [unit.id, unit]));
   const groups = new Map<string, EnvironmentGroup & { unitIds: Set<number> }>();
   let distanceM = 0;
   let electricM = 0;
   let kg = 0;
-  for (const trip of trips) {
-    const unit = unitById.get(trip.unitId);
+  for (const part of sums) {
+    const unit = unitById.get(part.unitId);
     const fuelType: FuelType | null = unit?.fuelType ?? null;
     const vehicleType = unit?.vehicleType ?? 'passenger_car';
-    const co2 = tripCo2(trip, unit, use, market, new Date(trip.start).getUTCFullYear(), known);
+    const co2 = tripCo2(part, unit, use, market, Number(part.month.slice(0, 4)), known);
     if (co2.factor) factors.set(`${co2.factor.fuelType}:${co2.factor.country}:${co2.factor.year}`, co2.factor);
     const key = `${fuelType ?? ''}|${vehicleType}`;
     const group = entry(groups, key, () => ({ fuelType, vehicleType, vehicles: 0, distanceKm: 0, energy: 0, energyUnit: energyUnitOf(fuelType), co2Kg: 0, unitIds: new Set<number>() }));
-    group.unitIds.add(trip.unitId);
-    group.distanceKm += trip.distanceM / 1000;
-    group.energy += use.perTrip.get(trip.id) ?? 0;
+    group.unitIds.add(part.unitId);
+    group.distanceKm += part.distanceM / 1000;
+    group.energy += quantityOf(use, part) ?? 0;
     group.co2Kg += co2.kg;
-    distanceM += trip.distanceM;
-    if (fuelType === 'electricity') electricM += trip.distanceM;
+    distanceM += part.distanceM;
+    if (fuelType === 'electricity') electricM += part.distanceM;
     kg += co2.kg;
   }
   return {
@@ -76,9 +75,13 @@ export async function environmentReport(
   now: Date,
   market: Market,
 ): Promise<EnvironmentReport> {
-  const factors = new Map<string, Co2Factor>();
-  const current = await periodFigures(source, accountId, scope, period, market, factors);
-  const previous = await periodFigures(source, accountId, scope, previousPeriod(period), market, factors);
+  const currentFactors = new Map<string, Co2Factor>();
+  const previousFactors = new Map<string, Co2Factor>();
+  const [current, previous] = await Promise.all([
+    periodFigures(source, accountId, scope, period, market, currentFactors),
+    periodFigures(source, accountId, scope, previousPeriod(period), market, previousFactors),
+  ]);
+  const factors = new Map([...currentFactors, ...previousFactors]);
   return {
     ...reportHeader('environment', period, scope, now),
     kind: 'environment',

@@ -76,6 +76,15 @@ export interface TripAggregate {
   lastStop: number;
 }
 
+/** Trips of one unit and driver starting in one calendar month (UTC, `YYYY-MM`), counted and their distance summed. */
+export interface DistanceSum {
+  unitId: number;
+  driverUserId: number | null;
+  month: string;
+  trips: number;
+  distanceM: number;
+}
+
 type AggregateRow = {
   g: number;
   unit_id: number | null;
@@ -380,6 +389,37 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
     },
 
     /**
+     * The trips' distances summed in the database per unit, driver and calendar month (UTC, as the CO2 factor's year
+     * and the fuel and CO2 reports' months are counted): what fuel, CO2 and the environmental report need, since each
+     * trip's fuel and CO2 are its distance times a figure of its unit and year.
+     */
+    async distanceSums(
+      accountId: number,
+      unitList: ReportUnit[],
+      period: Pick<ReportPeriod, 'start' | 'end'>,
+      options: { driverId?: number | null } = {},
+    ): Promise<DistanceSum[]> {
+      if (unitList.length === 0) return [];
+      const rows = await database.query<{ unit_id: number; driver_user_id: number | null; month: string; trips: number; distance_m: number }>(
+        `SELECT unit_id, driver_user_id, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM') AS month,
+                count(*)::float8 AS trips, sum(distance_m)::float8 AS distance_m
+         FROM trip_report_rows
+         WHERE account_id = $1 AND unit_id = ANY($2::int[]) AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
+           AND ($5::int IS NULL OR driver_user_id = $5::int)
+         GROUP BY 1, 2, 3
+         ORDER BY 3, 1, 2`,
+        [accountId, unitList.map((unit) => unit.id), period.start.toISOString(), period.end.toISOString(), options.driverId ?? null],
+      );
+      return rows.map((row) => ({
+        unitId: Number(row.unit_id),
+        driverUserId: row.driver_user_id === null ? null : Number(row.driver_user_id),
+        month: row.month,
+        trips: Number(row.trips),
+        distanceM: Number(row.distance_m),
+      }));
+    },
+
+    /**
      * First start and last stop per local day and vehicle (or driver), in date order, at most `limit` of them from
      * `offset` on, and how many there are in all.
      */
@@ -501,11 +541,11 @@ export function reportHeader(kind: ReportKind, period: ReportPeriod, scope: Reso
   };
 }
 
-/** Rows grouped per vehicle or driver: each trip's key and the row's name and department. */
+/** Rows grouped per vehicle or driver: each trip's (or sum's) key and the row's name and department. */
 export function grouping(scope: ResolvedScope, driverNames: Map<number, string>, noDriver: string) {
   const unitById = new Map(scope.units.map((unit) => [unit.id, unit]));
   return {
-    keyOf: (trip: ReportTrip): number => (scope.groupBy === 'vehicle' ? trip.unitId : (trip.driverUserId ?? 0)),
+    keyOf: (part: { unitId: number; driverUserId: number | null }): number => (scope.groupBy === 'vehicle' ? part.unitId : (part.driverUserId ?? 0)),
     labelOf: (key: number): { key: number; name: string; department: { id: number; name: string } | null } => {
       if (scope.groupBy === 'vehicle') {
         const unit = unitById.get(key);

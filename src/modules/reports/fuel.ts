@@ -1,5 +1,5 @@
 import type { FuelType } from '../accounts/model';
-import { type FleetSource, grouping, type ReportPeriod, type ReportTrip, type ReportUnit, type ResolvedScope, reportHeader, round, entry } from './fleet-source';
+import { type DistanceSum, entry, type FleetSource, grouping, type ReportPeriod, type ReportUnit, type ResolvedScope, reportHeader, round } from './fleet-source';
 import type { EnergyUnit, FuelReport, FuelRow, RefuelEvent } from './model';
 
 /**
@@ -57,29 +57,52 @@ export function analyseFuelLevels(readings: FuelLevelReading[]): { used: number;
 }
 
 export interface FuelUse {
-  /** Quantity used per trip (litres/kWh): its share of the unit's measured use by distance, else consumption × distance. */
-  perTrip: Map<number, number>;
+  /**
+   * Litres (kWh) per metre driven of each unit whose use is known: its measured use spread over its distance in the
+   * period, else its consumption per 10 km. A unit missing here has no known use.
+   */
+  perMetre: Map<number, number>;
   sourceOf: Map<number, 'measured' | 'consumption' | 'none'>;
   refuels: RefuelEvent[];
 }
 
-/** How much each trip used. A unit with at least two level readings in the period is measured; otherwise estimated. */
-export async function fuelUse(source: FleetSource, units: ReportUnit[], trips: ReportTrip[], period: ReportPeriod): Promise<FuelUse> {
-  const levels = await source.fuelLevels(
-    units.map((unit) => unit.id),
-    period.start,
-    period.end,
-  );
+/** The quantity a sum of trips used (litres/kWh), or undefined when its unit's use is not known. */
+export const quantityOf = (use: FuelUse, part: Pick<DistanceSum, 'unitId' | 'distanceM'>): number | undefined => {
+  const perMetre = use.perMetre.get(part.unitId);
+  return perMetre === undefined ? undefined : perMetre * part.distanceM;
+};
+
+/** The trips' distances summed per unit, driver and month, and the units' fuel use in the period, read side by side. */
+export async function readFuelUse(
+  source: FleetSource,
+  accountId: number,
+  scope: ResolvedScope,
+  period: ReportPeriod,
+): Promise<{ sums: DistanceSum[]; use: FuelUse }> {
+  const [sums, levels] = await Promise.all([
+    source.distanceSums(accountId, scope.units, period, { driverId: scope.driverId }),
+    source.fuelLevels(
+      scope.units.map((unit) => unit.id),
+      period.start,
+      period.end,
+    ),
+  ]);
+  return { sums, use: fuelUse(scope.units, sums, levels) };
+}
+
+/** How much the units used. A unit with at least two level readings in the period is measured; otherwise estimated. */
+export function fuelUse(units: ReportUnit[], sums: DistanceSum[], levels: Map<number, FuelLevelReading[]>): FuelUse {
   const distanceOf = new Map<number, number>();
-  for (const trip of trips) distanceOf.set(trip.unitId, (distanceOf.get(trip.unitId) ?? 0) + trip.distanceM);
-  const measured = new Map<number, number>();
+  for (const part of sums) distanceOf.set(part.unitId, (distanceOf.get(part.unitId) ?? 0) + part.distanceM);
+  const perMetre = new Map<number, number>();
   const refuels: RefuelEvent[] = [];
   const sourceOf = new Map<number, 'measured' | 'consumption' | 'none'>();
   for (const unit of units) {
     const readings = levels.get(unit.id) ?? [];
     if (readings.length >= 2) {
       const analysis = analyseFuelLevels(readings);
-      measured.set(unit.id, analysis.used);
+      const total = distanceOf.get(unit.id) ?? 0;
+      perMetre.set(unit.id, total > 0 ? analysis.used / total : 0);
       sourceOf.set(unit.id, 'measured');
       for (const refuel of analysis.refuels)
         refuels.push({
@@ -93,20 +116,13 @@ export async function fuelUse(source: FleetSource, units: ReportUnit[], trips: R
           lat: refuel.lat,
           lon: refuel.lon,
         });
-    } else sourceOf.set(unit.id, unit.consumptionPer10Km === null ? 'none' : 'consumption');
-  }
-  const unitById = new Map(units.map((unit) => [unit.id, unit]));
-  const perTrip = new Map<number, number>();
-  for (const trip of trips) {
-    const unit = unitById.get(trip.unitId);
-    const used = measured.get(trip.unitId);
-    if (used !== undefined) {
-      const total = distanceOf.get(trip.unitId) ?? 0;
-      perTrip.set(trip.id, total > 0 ? (used * trip.distanceM) / total : 0);
-    } else if (unit?.consumptionPer10Km != null) perTrip.set(trip.id, (trip.distanceM / 10_000) * unit.consumptionPer10Km);
+    } else if (unit.consumptionPer10Km !== null) {
+      perMetre.set(unit.id, unit.consumptionPer10Km / 10_000);
+      sourceOf.set(unit.id, 'consumption');
+    } else sourceOf.set(unit.id, 'none');
   }
   refuels.sort((a, b) => a.time.localeCompare(b.time) || a.unitId - b.unitId);
-  return { perTrip, sourceOf, refuels };
+  return { perMetre, sourceOf, refuels };
 }
 
 export type Market = 'SE' | 'NO';
@@ -121,9 +137,9 @@ export async function fuelReport(
   pricing: { market: Market; prices: Array<{ market: Market; fuelType: FuelType; price: number }> },
   texts: { noDriver: string },
 ): Promise<FuelReport> {
-  const trips = await source.trips(accountId, scope.units, period.start, period.end, { driverId: scope.driverId });
-  const use = await fuelUse(source, scope.units, trips, period);
-  const driverIds = [...new Set(trips.flatMap((trip) => (trip.driverUserId === null ? [] : [trip.driverUserId])))];
+  // Summed in the database per unit, driver and month: each trip's fuel is its distance times its unit's use per metre.
+  const { sums, use } = await readFuelUse(source, accountId, scope, period);
+  const driverIds = [...new Set(sums.flatMap((part) => (part.driverUserId === null ? [] : [part.driverUserId])))];
   const { keyOf, labelOf, unitById } = grouping(scope, await source.driverNames(accountId, driverIds), texts.noDriver);
   const priceOf = (fuelType: FuelType | null): number | null =>
     fuelType === null ? null : (pricing.prices.find((price) => price.market === pricing.market && price.fuelType === fuelType)?.price ?? null);
@@ -140,25 +156,24 @@ export async function fuelReport(
   const types = new Map<FuelType | null, { distanceM: number; quantity: number; cost: number | null }>();
   const months = new Map<string, { quantity: number; cost: number }>();
   const addCost = (current: number | null, value: number | null) => (value === null ? current : (current ?? 0) + value);
-  for (const trip of trips) {
-    const unit = unitById.get(trip.unitId);
+  for (const part of sums) {
+    const unit = unitById.get(part.unitId);
     const fuelType = unit?.fuelType ?? null;
-    const quantity = use.perTrip.get(trip.id) ?? 0;
+    const quantity = quantityOf(use, part) ?? 0;
     const price = priceOf(fuelType);
     const cost = price === null ? null : quantity * price;
-    const key = keyOf(trip);
+    const key = keyOf(part);
     const acc = entry<number, Acc>(rows, key, () => ({ distanceM: 0, quantity: 0, cost: null, fuelTypes: new Set(), sources: new Set() }));
-    acc.distanceM += trip.distanceM;
+    acc.distanceM += part.distanceM;
     acc.quantity += quantity;
     acc.cost = addCost(acc.cost, cost);
     acc.fuelTypes.add(fuelType);
-    acc.sources.add(use.sourceOf.get(trip.unitId) ?? 'none');
+    acc.sources.add(use.sourceOf.get(part.unitId) ?? 'none');
     const type = entry(types, fuelType, () => ({ distanceM: 0, quantity: 0, cost: null }));
-    type.distanceM += trip.distanceM;
+    type.distanceM += part.distanceM;
     type.quantity += quantity;
     type.cost = addCost(type.cost, cost);
-    const month = new Date(trip.start).toISOString().slice(0, 7);
-    const m = entry(months, month, () => ({ quantity: 0, cost: 0 }));
+    const m = entry(months, part.month, () => ({ quantity: 0, cost: 0 }));
     m.quantity += quantity;
     m.cost += cost ?? 0;
   }

@@ -213,6 +213,22 @@ describe('GET /api/reports/fuel and co2', () => {
     ]);
   });
 
+  test('per driver: the measured use follows the trips; totals per fuel type and month', async () => {
+    const report = (await app.call<FuelReport>('GET', `/api/reports/fuel?${FEB}&groupBy=driver`, { token })).body.data!;
+    // The petrol car's trips were the owner's: its measured 8 l at 20 kr; the rest had no driver (5.4 kWh, no price).
+    expect(report.rows.map((row) => [row.key, row.distanceKm, row.quantity, row.cost, row.refuels])).toEqual([
+      [owner.userId, 30, 8, 160, 0],
+      [0, 105, 5.4, null, 0],
+    ]);
+    const types = Object.fromEntries(report.fuelTypes.map((type) => [String(type.fuelType), [type.distanceKm, type.quantity, type.cost]]));
+    expect(types).toEqual({ petrol: [30, 8, 160], diesel: [60, 0, null], electricity: [30, 5.4, null], null: [15, 0, null] });
+    expect(report.months).toEqual([{ month: '2026-02', quantity: 13.4, cost: 160 }]);
+    // One driver: only their trips.
+    const one = (await app.call<FuelReport>('GET', `/api/reports/fuel?${FEB}&driverId=${owner.userId}`, { token })).body.data!;
+    expect(one.rows.find((row) => row.key === petrol)).toMatchObject({ distanceKm: 30, quantity: 8 });
+    expect(one.rows.find((row) => row.key === diesel)).toMatchObject({ distanceKm: 0, quantity: 0 });
+  });
+
   test("CO2 from the unit's g/km, else fuel × the stated factor; per department and month", async () => {
     const report = (await app.call<Co2Report>('GET', `/api/reports/co2?${FEB}`, { token })).body.data!;
     expect(report.rows.find((row) => row.key === diesel)).toMatchObject({ method: 'gPerKm', gPerKm: 150, co2Kg: 9 });

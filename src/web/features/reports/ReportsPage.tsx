@@ -1,7 +1,7 @@
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, NavLink, useParams } from 'react-router';
+import { Link, Navigate, NavLink, useLocation, useParams, useSearchParams } from 'react-router';
 import { useDialogs } from '../../components/Dialogs';
 import { DownloadProgress, useDownload } from '../../components/DownloadProgress';
 import { SelectField } from '../../components/Form';
@@ -16,6 +16,8 @@ import { useReport, useReportDrivers, useReportUnits } from './api';
 import { reportFormats } from './format';
 import {
   EXPORT_FORMATS,
+  filtersFromSearch,
+  filtersToSearch,
   GROUPED_REPORTS,
   isReportKind,
   isScheduledKind,
@@ -56,7 +58,18 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   const download = useDownload();
   const units = useReportUnits();
   const drivers = useReportDrivers();
-  const [filters, setFilters] = useState<ReportFilters>({ unitIds: [], departmentId: null, driverId: null, groupBy: 'vehicle' });
+  // The filters live in the address too, so a reload or a shared link shows the same report. The screen keeps them in
+  // its own state (read from the address once) and writes each change to the address: a change is seen at once, and
+  // two changes in one event (a period's start and end) build on each other.
+  const [params, setParams] = useSearchParams();
+  const [filters, setFilters] = useState<ReportFilters>(() => filtersFromSearch(params));
+  const { pathname } = useLocation();
+  const search = filtersToSearch(filters).toString();
+  useEffect(() => {
+    // Once the user has left for another screen (still loading, this one still shown), a write here would take them back.
+    if (window.location.pathname !== pathname) return;
+    if (search !== new URLSearchParams(window.location.search).toString()) setParams(new URLSearchParams(search), { replace: true });
+  }, [search, setParams, pathname]);
   const [scheduling, setScheduling] = useState(false);
   const formats = useMemo(() => reportFormats(i18n.language), [i18n.language]);
 
@@ -124,7 +137,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
 
       <nav className="report-tabs" aria-label={t('reports.kinds')} data-testid="report-tabs">
         {offered.map((candidate) => (
-          <NavLink key={candidate} to={reportsPath(candidate)} className="report-tab" data-testid={`report-tab-${candidate}`}>
+          <NavLink key={candidate} to={`${reportsPath(candidate)}${search ? `?${search}` : ''}`} className="report-tab" data-testid={`report-tab-${candidate}`}>
             {t(`reports.kind.${candidate}`)}
           </NavLink>
         ))}
