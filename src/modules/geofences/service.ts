@@ -379,6 +379,8 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
       await database.transaction(async (query) => {
         const [named] = await query('SELECT 1 FROM feature_profile_geozones WHERE account_id = $1 AND geofence_id = $2 LIMIT 1', [actor.accountId, id]);
         if (named) throw new AppError(409, 'geofences.delete.failed');
+        // Units first, then the zone, as a batch takes them: a batch writing a state of this zone cannot deadlock the delete.
+        await holdMatching(query, id);
         await query('DELETE FROM geofences WHERE id = $1 AND account_id = $2', [id, actor.accountId]);
       });
       return { deleted: true };
