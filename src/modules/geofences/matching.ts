@@ -16,8 +16,9 @@ import type { GeofenceTransition } from './model';
  * 2. the fixes newer than their unit's mark are tested here against the zones' shapes, cached per process under (zone,
  *    shape revision): the row tells every instance when its copy is stale. A fix outside a zone's box (its bounds
  *    widened beyond the margin) is outside; inside the box a circle is a haversine distance to its centre and a polygon
- *    a planar point-in-polygon test on its densified outline (migration 0490). Only a fix in a polygon's box but not
- *    found inside it is asked of the database (geography: is it within the margin?), all of a batch in one statement;
+ *    a planar point-in-polygon test on its densified outline (migration 0490); a fix outside a polygon is in its
+ *    margin or beyond by a local distance to the outline. Only a fix that distance leaves in doubt (within half the
+ *    margin of the margin's edge) is asked of the database's geography, all of a batch in one statement;
  * 3. the hysteresis rule advances the pairs in time order; the changed states (in geofence_state and the unit's row),
  *    the crossings' log rows and (real-time zones) the durable events are written in the same transaction.
  *
@@ -239,6 +240,38 @@ export function sphereMetres(lat1: number, lon1: number, lat2: number, lon2: num
   return 2 * 6371008.771415059 * Math.asin(Math.min(1, Math.sqrt(a)));
 }
 
+/**
+ * A fix outside a polygon but in its box: in the margin (1) or beyond it (0) when a local flat-earth distance to the
+ * outline (metres east and north at the fix's latitude) leaves no doubt, else null and the database's geography decides.
+ * At zone sizes that distance is within a fraction of a percent of the sphere's; the doubt band is half the margin
+ * either side of it. Not used near the poles or for zones spanning degrees, where the flat picture bends.
+ */
+export function marginSide(shape: Pick<ZoneShape, 'rings' | 'west' | 'east' | 'south' | 'north'>, lon: number, lat: number): 0 | 1 | null {
+  if (Math.abs(lat) > 80 || shape.east - shape.west > 2 || shape.north - shape.south > 2) return null;
+  const perLat = 111_195; // metres a degree on the sphere of radius 6371 km
+  const perLon = perLat * Math.cos(lat * RADIANS);
+  let nearest = Number.POSITIVE_INFINITY;
+  for (const ring of shape.rings) {
+    const n = ring.length / 2;
+    for (let i = 0, j = n - 1; i < n; j = i++) {
+      const ax = (ring[j * 2]! - lon) * perLon;
+      const ay = (ring[j * 2 + 1]! - lat) * perLat;
+      const bx = (ring[i * 2]! - lon) * perLon;
+      const by = (ring[i * 2 + 1]! - lat) * perLat;
+      const dx = bx - ax;
+      const dy = by - ay;
+      const length = dx * dx + dy * dy;
+      const t = length === 0 ? 0 : Math.max(0, Math.min(1, -(ax * dx + ay * dy) / length));
+      const squared = (ax + t * dx) ** 2 + (ay + t * dy) ** 2;
+      if (squared < nearest) nearest = squared;
+    }
+  }
+  const metres = Math.sqrt(nearest);
+  if (metres > MARGIN_M * 1.5) return 0;
+  if (metres < MARGIN_M * 0.5) return 1;
+  return null;
+}
+
 /** The shapes of these zones at these revisions: from the cache, the missing or stale ones read in one statement. */
 async function shapesOf(query: Querier, wanted: Map<number, number>): Promise<Map<number, ZoneShape>> {
   const found = new Map<number, ZoneShape>();
@@ -318,7 +351,11 @@ export async function matchBatch(query: Querier, outbox: Outbox<EventMap>, posit
           const metres = sphereMetres(shape.circle.lat, shape.circle.lon, lat, lon);
           fix.side = metres <= shape.circle.radiusM ? 2 : metres <= shape.circle.radiusM + MARGIN_M ? 1 : 0;
         } else if (withinRings(shape.rings, lon, lat)) fix.side = 2;
-        else undecided.push({ fix, geofenceId });
+        else {
+          const side = marginSide(shape, lon, lat);
+          if (side === null) undecided.push({ fix, geofenceId });
+          else fix.side = side;
+        }
       }
       const key = `${at.unitId}:${geofenceId}`;
       let pair = pairs.get(key);
