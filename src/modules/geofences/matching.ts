@@ -97,7 +97,7 @@ interface ZoneShape {
 }
 
 /** Zone shapes by zone id; an entry is used only while its revision is the one the unit's row names. */
-const shapes = new Map<number, ZoneShape>();
+type ShapeCache = Map<number, ZoneShape>;
 /** Enough for every zone of a large installation; past it the cache starts over rather than grow without bound. */
 const SHAPES_MAX = 500_000;
 
@@ -273,7 +273,7 @@ export function marginSide(shape: Pick<ZoneShape, 'rings' | 'west' | 'east' | 's
 }
 
 /** The shapes of these zones at these revisions: from the cache, the missing or stale ones read in one statement. */
-async function shapesOf(query: Querier, wanted: Map<number, number>): Promise<Map<number, ZoneShape>> {
+async function shapesOf(shapes: ShapeCache, query: Querier, wanted: Map<number, number>): Promise<Map<number, ZoneShape>> {
   const found = new Map<number, ZoneShape>();
   const missing: number[] = [];
   for (const [id, revision] of wanted) {
@@ -312,8 +312,18 @@ interface Pair {
   fixes: Array<{ at: StoredPosition; side: number }>;
 }
 
-/** The stored-batch hook: matches a batch's positions inside its transaction (see the file's comment). */
-export async function matchBatch(query: Querier, outbox: Outbox<EventMap>, positions: readonly StoredPosition[]): Promise<void> {
+export type ZoneMatcher = (query: Querier, outbox: Outbox<EventMap>, positions: readonly StoredPosition[]) => Promise<void>;
+
+/**
+ * The stored-batch hook with its own shape cache (one a database: zone ids are the database's), which matches a batch's
+ * positions inside its transaction (see the file's comment).
+ */
+export function createZoneMatcher(): ZoneMatcher {
+  const shapes: ShapeCache = new Map();
+  return (query, outbox, positions) => matchBatch(shapes, query, outbox, positions);
+}
+
+async function matchBatch(shapes: ShapeCache, query: Querier, outbox: Outbox<EventMap>, positions: readonly StoredPosition[]): Promise<void> {
   const valid = positions.filter((position) => position.valid && (position.flags & FLAGS_NOT_A_FIX) === 0);
   if (valid.length === 0) return;
   const marks = await query<MarkRow>(MARK_SQL, [`{${valid.map((fix) => fix.unitId).join(',')}}`, `{${valid.map((fix) => fix.time.getTime()).join(',')}}`]);
@@ -328,7 +338,7 @@ export async function matchBatch(query: Querier, outbox: Outbox<EventMap>, posit
     for (const [k, id] of zones[0].entries()) wanted.set(Number(id), Number(zones[1][k]));
   }
   if (units.size === 0) return;
-  const zoneShapes = await shapesOf(query, wanted);
+  const zoneShapes = await shapesOf(shapes, query, wanted);
 
   // Each newer fix against each active zone of its unit, of the fix's account.
   const pairs = new Map<string, Pair>();

@@ -5,7 +5,7 @@ import type { Actor } from '../auth/model';
 import type { BrandService } from '../brands/service';
 import type { TrackingService } from '../tracking/service';
 import type { UnitService } from '../units/service';
-import { matchBatch } from './matching';
+import { createZoneMatcher } from './matching';
 import {
   type Deactivation,
   GEOFENCE_RADIUS_MAX,
@@ -100,6 +100,7 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
   const isAdmin = (actor: Actor) => actor.role === 'admin';
 
   // Matching runs inside every ingest batch's transaction (the gateway's ingest writer runs tracking's hooks).
+  const matchBatch = createZoneMatcher();
   tracking.onStoredBatch((query, positions) => matchBatch(query, outbox, positions));
 
   /**
