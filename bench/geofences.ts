@@ -14,7 +14,7 @@
 import { startGateway } from '../src/gateway';
 import { SimulatedVehicle } from '../src/gateway/simulator/vehicle';
 import '../src/modules/geofences/events';
-import { matchBatch } from '../src/modules/geofences/matching';
+import { createZoneMatcher } from '../src/modules/geofences/matching';
 import { createCommandService } from '../src/modules/io/service';
 import { type StoredPosition, StoredBatchHooks } from '../src/modules/tracking/service';
 import { demoImei } from '../src/demo/seed';
@@ -87,6 +87,7 @@ async function seedZones(database: Awaited<ReturnType<typeof openBenchDatabase>>
 async function run(kind: 'pglite' | 'postgres') {
   const { database, label } = await openBenchDatabase(kind);
   const platform = await benchPlatform(database);
+  const matchBatch = createZoneMatcher();
   const devices = Math.min(unitCount, Number(argument('devices', kind === 'postgres' ? '5000' : '1500')));
   console.log(`\n=== ${label}`);
   const seedStart = performance.now();

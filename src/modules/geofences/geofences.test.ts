@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
 import type { FeatureProfileView } from '../units/model';
-import { advance, type ZoneFix, type ZoneState } from './matching';
+import { advance, MARGIN_M, marginSide, sphereMetres, type ZoneFix, type ZoneState, withinRings, wkbRings } from './matching';
 import type { GeofenceInput, GeofenceSettings, GeofenceView } from './model';
 
 /**
@@ -274,5 +274,50 @@ describe('hysteresis', () => {
     expect(quiet.crossings).toEqual([]);
     expect(quiet.state.inside).toBe(true);
     expect(transitions(quiet.state, [fix(14, 'in'), fix(15, 'out'), fix(16, 'out')])).toEqual(['exited@16']);
+  });
+});
+
+describe('sides tested in the ingest process agree with the database', () => {
+  test('a circle by haversine, a polygon by its densified outline and the margin by a local distance, as PostGIS says', async () => {
+    // An irregular 12-vertex zone of about a kilometre, and 400 fixes around and across its border and margin.
+    const ring = Array.from({ length: 12 }, (_, v) => {
+      const angle = (2 * Math.PI * v) / 12;
+      const r = 900 * (0.8 + 0.2 * Math.cos(angle * 3));
+      return `${(18.06 + (r * Math.sin(angle)) / 56_000).toFixed(6)} ${(59.33 + (r * Math.cos(angle)) / 111_320).toFixed(6)}`;
+    });
+    const polygon = `SRID=4326;POLYGON((${[...ring, ring[0]].join(', ')}))`;
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647;
+    };
+    const fixes = Array.from({ length: 400 }, () => ({ lon: 18.06 + (random() - 0.5) * 0.04, lat: 59.33 + (random() - 0.5) * 0.02 }));
+    const [zone] = await app.database.query<{ wkb: string; box: number[] | string }>(
+      "SELECT encode(ST_AsBinary(geofence_match_geom(ST_GeogFromText($1), NULL)), 'hex') AS wkb, geofence_box(ST_GeogFromText($1), NULL) AS box",
+      [polygon],
+    );
+    const box = (Array.isArray(zone!.box) ? zone!.box : zone!.box.replace(/[{}]/g, '').split(',')).map(Number);
+    const shape = { rings: wkbRings(zone!.wkb), west: box[0]!, south: box[1]!, east: box[2]!, north: box[3]! };
+    const truth = await app.database.query<{ covered: boolean; near: boolean; metres: number }>(
+      `SELECT ST_Covers(geofence_match_geom(ST_GeogFromText($1), NULL), ST_SetSRID(ST_MakePoint(t.lon, t.lat), 4326)) AS covered,
+              ST_DWithin(ST_GeogFromText($1), ST_SetSRID(ST_MakePoint(t.lon, t.lat), 4326)::geography, $4, false) AS near,
+              geofence_sphere_m(59.33, 18.06, t.lat, t.lon) AS metres
+       FROM unnest($2::float8[], $3::float8[]) WITH ORDINALITY AS t(lon, lat, n) ORDER BY t.n`,
+      [polygon, fixes.map((fix) => fix.lon), fixes.map((fix) => fix.lat), MARGIN_M],
+    );
+    let decided = 0;
+    for (const [i, fix] of fixes.entries()) {
+      const row = truth[i]!;
+      expect(Math.abs(sphereMetres(59.33, 18.06, fix.lat, fix.lon) - Number(row.metres))).toBeLessThan(1e-6);
+      const inside = withinRings(shape.rings, fix.lon, fix.lat);
+      expect(inside).toBe(row.covered);
+      if (inside) continue;
+      const side = marginSide(shape, fix.lon, fix.lat);
+      if (side === null) continue;
+      decided += 1;
+      expect(side === 1).toBe(row.near);
+    }
+    // Most fixes outside are decided without asking the database.
+    expect(decided).toBeGreaterThan(200);
   });
 });

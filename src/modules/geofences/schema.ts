@@ -1,6 +1,6 @@
 import { bigserial, boolean, customType, doublePrecision, integer, pgTable, primaryKey, serial, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
-/** Tables of migrations 0200, 0330 and 0490. The service uses parameterised SQL (PostGIS geography); these types document the rows. */
+/** Tables of migrations 0200, 0330, 0490 and 0550. The service uses parameterised SQL (PostGIS geography); these types document the rows. */
 
 /** A PostGIS geography (a circle's centre point or a polygon) as EWKB hex, the way the drivers hand it over. */
 const geography = customType<{ data: string }>({ dataType: () => 'geography' });
@@ -27,6 +27,8 @@ export const geofences = pgTable('geofences', {
   centreLon: doublePrecision('centre_lon'),
   centreLat: doublePrecision('centre_lat'),
   matchGeom: geometry('match_geom'),
+  /** Moves with every change of geom, radius or shape (a trigger): matching's cached shapes are keyed by it. */
+  shapeRevision: integer('shape_revision').notNull(),
   createdBy: integer('created_by'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
@@ -62,11 +64,21 @@ export const geofenceState = pgTable(
   (table) => [primaryKey({ columns: [table.unitId, table.geofenceId] })],
 );
 
-/** The newest fix matched per unit with zones (older fixes are history), and the mark before the latest batch. */
+/**
+ * One row a unit with zones: the newest fix matched (older fixes are history) and the mark before the latest batch; its
+ * active zones and its state with each, in zone order (kept by triggers, migration 0550), so a batch reads one row a unit.
+ */
 export const geofenceUnitMarks = pgTable('geofence_unit_marks', {
   unitId: integer('unit_id').primaryKey(),
-  lastFix: timestamp('last_fix', { withTimezone: true }).notNull(),
+  lastFix: timestamp('last_fix', { withTimezone: true }),
   previousFix: timestamp('previous_fix', { withTimezone: true }),
+  /** Any zone linked, active or not. */
+  hasZones: boolean('has_zones').notNull(),
+  zoneIds: integer('zone_ids').array().notNull(),
+  zoneRevisions: integer('zone_revisions').array().notNull(),
+  inside: boolean('inside').array().notNull(),
+  leaning: boolean('leaning').array().notNull(),
+  leaningCount: smallint('leaning_count').array().notNull(),
 });
 
 export const geofenceEvents = pgTable('geofence_events', {

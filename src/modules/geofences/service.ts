@@ -5,7 +5,7 @@ import type { Actor } from '../auth/model';
 import type { BrandService } from '../brands/service';
 import type { TrackingService } from '../tracking/service';
 import type { UnitService } from '../units/service';
-import { matchBatch } from './matching';
+import { createZoneMatcher } from './matching';
 import {
   type Deactivation,
   GEOFENCE_RADIUS_MAX,
@@ -100,6 +100,7 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
   const isAdmin = (actor: Actor) => actor.role === 'admin';
 
   // Matching runs inside every ingest batch's transaction (the gateway's ingest writer runs tracking's hooks).
+  const matchBatch = createZoneMatcher();
   tracking.onStoredBatch((query, positions) => matchBatch(query, outbox, positions));
 
   /**
@@ -379,6 +380,8 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
       await database.transaction(async (query) => {
         const [named] = await query('SELECT 1 FROM feature_profile_geozones WHERE account_id = $1 AND geofence_id = $2 LIMIT 1', [actor.accountId, id]);
         if (named) throw new AppError(409, 'geofences.delete.failed');
+        // Units first, then the zone, as a batch takes them: a batch writing a state of this zone cannot deadlock the delete.
+        await holdMatching(query, id);
         await query('DELETE FROM geofences WHERE id = $1 AND account_id = $2', [id, actor.accountId]);
       });
       return { deleted: true };
