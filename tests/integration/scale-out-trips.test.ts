@@ -37,7 +37,7 @@ async function sendFrame(port: number, imei: string, records: DetectorPosition[]
   try {
     device.write(encodeImeiFrame(imei));
     const login = await device.read(1, 20_000);
-    if (!login || login[0] !== 1) return false;
+    if (login?.[0] !== 1) return false;
     const avl = records.map((p) => ({
       time: new Date(p.t),
       latitude: p.lat,
