@@ -105,8 +105,8 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
     // --- end theft mode
     // Spec §6: the demo driver (an ordinary user) sees the vehicles given to him: the first three.
     await query(
-      `INSERT INTO unit_access (unit_id, user_id)
-       SELECT u.id, driver.id FROM units u JOIN users driver ON driver.email = $2 AND driver.account_id = u.account_id
+      `INSERT INTO unit_access (unit_id, user_id, account_id)
+       SELECT u.id, driver.id, u.account_id FROM units u JOIN users driver ON driver.email = $2 AND driver.account_id = u.account_id
        WHERE u.account_id = $1 AND u.imei = ANY($3::text[])
        ON CONFLICT DO NOTHING`,
       [accountId, `driver.${email}`, devices.slice(0, 3).map((device) => device.imei)],

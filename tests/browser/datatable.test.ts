@@ -213,7 +213,7 @@ describe('unit picker', () => {
     const [pool] = await suite.server.database.rows<{ id: number }>(sql`insert into tags (account_id, name) values (${account.accountId}, 'Pool') returning id`);
     await suite.server.database.rows(sql`update units set department_id = ${north!.id} where id = ${volvo}`);
     await suite.server.database.rows(sql`update units set department_id = ${south!.id} where id = ${scania}`);
-    await suite.server.database.rows(sql`insert into unit_tags (unit_id, tag_id) values (${volvo}, ${pool!.id})`);
+    await suite.server.database.rows(sql`insert into unit_tags (unit_id, tag_id, account_id) select id, ${pool!.id}, account_id from units where id = ${volvo}`);
 
     const page = await suite.newPage(DESKTOP);
     await signIn(page, account);

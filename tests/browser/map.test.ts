@@ -206,7 +206,7 @@ describe('live map', () => {
     for (const unit of units.slice(0, 4)) {
       await suite.server.database.rows(sql`update units set department_id = ${department!.id}, marker_icon = 'van', color = '#c0392b', operating_mode = '1h' where id = ${unit.id}`);
     }
-    await suite.server.database.rows(sql`insert into unit_tags (unit_id, tag_id) values (${units[0]!.id}, ${tag!.id}), (${units[5]!.id}, ${tag!.id})`);
+    await suite.server.database.rows(sql`insert into unit_tags (unit_id, tag_id, account_id) select id, ${tag!.id}, account_id from units where id in (${units[0]!.id}, ${units[5]!.id})`);
     const page = await suite.newPage();
     await openMap(page, account);
     await expect(page.getByTestId('unit-count').textContent()).resolves.toBe('30 av 30 enheter');

@@ -605,8 +605,8 @@ describe('operating hours and the checked-in driver', () => {
     await suite.server.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${unitId}, ${olle.id}, now())`);
     const shown = ['name', 'driver', 'operatingHours'];
     const view = { sorting: [{ id: 'name', desc: false }], hidden: UNIT_LIST_COLUMNS.filter((column) => !shown.includes(column)) };
-    await suite.server.database.rows(sql`insert into user_preferences (user_id, key, value, updated_at)
-      values (${admin.userId}, 'table.units', ${JSON.stringify(view)}::jsonb, now())`);
+    await suite.server.database.rows(sql`insert into user_preferences (user_id, account_id, key, value, updated_at)
+      values (${admin.userId}, ${admin.accountId}, 'table.units', ${JSON.stringify(view)}::jsonb, now())`);
     const page = await suite.newPage();
     await signIn(page, admin);
     await page.goto('/user/edit-terminal-list');

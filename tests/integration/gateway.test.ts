@@ -178,6 +178,34 @@ describe('Teltonika TCP', () => {
     expect((await commands.get(id))?.status).toBe('no_response');
     device.end();
   });
+
+  test('a command sent on a connection that dropped before the answer is sent again when the tracker logs in anew, ahead of what is queued behind it', async () => {
+    const unitId = await addUnit('356307042441070');
+    const commands = gateway.context.commands;
+    const first = await connectDevice(gateway.ports.teltonika);
+    first.write(imeiLogin('356307042441070'));
+    expect(hex(await first.read(1))).toBe('01');
+    const id = await commands.enqueue({ unitId, kind: 'text', payload: 'getio' });
+    const queuedAfter = await commands.enqueue({ unitId, kind: 'text', payload: 'getver' });
+    expect(hex(await first.read(25))).toBe('000000000000000D0C010500000005676574696F01000000CB');
+    expect((await commands.get(id))?.status).toBe('sent');
+    // The connection drops with the command unanswered: it stays sent until the tracker is back.
+    first.end();
+    await waitFor('the gateway to see the hang-up', () => !gateway.context.channels.has(unitId));
+    expect((await commands.get(id))?.status).toBe('sent');
+
+    const second = await connectDevice(gateway.ports.teltonika);
+    second.write(imeiLogin('356307042441070'));
+    expect(hex(await second.read(1))).toBe('01');
+    // The unanswered one first, again; the one queued behind it waits for its answer.
+    expect(hex(await second.read(25))).toBe('000000000000000D0C010500000005676574696F01000000CB');
+    expect((await commands.get(queuedAfter))?.status).toBe('queued');
+    second.write(GETIO_REPLY);
+    await waitFor('the command to be answered', async () => (await commands.get(id))?.status === 'answered');
+    expect((await commands.get(id))?.response).toBe('DI1:1 DI2:0 DI3:0 AIN1:0 AIN2:16924 DO1:0 DO2:1');
+    await waitFor('the next command to go out', async () => (await commands.get(queuedAfter))?.status === 'sent');
+    second.end();
+  });
 });
 
 describe('Teltonika UDP', () => {

@@ -1017,13 +1017,13 @@ beforeAll(async () => {
       insert into departments (account_id, name) values (${b.accountId}, 'Secret department of B') returning id`);
     const [profile] = await app.database.rows<{ id: number }>(sql`
       insert into feature_profiles (account_id, name) values (${b.accountId}, 'Secret profile of B') returning id`);
-    await app.database.rows(sql`insert into unit_object_descriptions (unit_id, object_type, manufacturer, updated_at)
-      values (${b.unitId}, 'boat', 'Secret yard of B', now())`);
+    await app.database.rows(sql`insert into unit_object_descriptions (unit_id, account_id, object_type, manufacturer, updated_at)
+      values (${b.unitId}, ${b.accountId}, 'boat', 'Secret yard of B', now())`);
     const [image] = await app.database.rows<{ id: number }>(sql`
-      insert into unit_images (unit_id, content_type, file_name, data, uploaded_at)
-      values (${b.unitId}, 'image/png', 'secret.png', ${new Uint8Array([0x89, 0x50, 0x4e, 0x47])}, now()) returning id`);
-    await app.database.rows(sql`insert into unit_theft_reports (unit_id, stolen_from, recipients, updated_at)
-      values (${b.unitId}, 'Secret harbour of B', ${'{police@example.com}'}, now())`);
+      insert into unit_images (unit_id, account_id, content_type, file_name, data, uploaded_at)
+      values (${b.unitId}, ${b.accountId}, 'image/png', 'secret.png', ${new Uint8Array([0x89, 0x50, 0x4e, 0x47])}, now()) returning id`);
+    await app.database.rows(sql`insert into unit_theft_reports (unit_id, account_id, stolen_from, recipients, updated_at)
+      values (${b.unitId}, ${b.accountId}, 'Secret harbour of B', ${'{police@example.com}'}, now())`);
     await app.database.rows(sql`update units set car_usage = 'benefit', locked_by = ${b.adminId}, locked_at = now() where id = ${b.unitId}`);
     await app.services.units.addStock({ imeis: [bUnits.freshImei], model: 'FMB920', protocol: 'teltonika', subsiteID: null }, null);
     const [project] = await app.database.rows<{ id: number }>(sql`insert into projects (account_id, name) values (${b.accountId}, 'Secret project of B') returning id`);

@@ -59,6 +59,8 @@ class Tracker {
   private next = 0;
   localPort = 0;
   private paused = false;
+  /** The next command received is noted but not answered (the answer lost with the connection). */
+  leaveNextUnanswered = false;
 
   constructor(
     readonly imei: string,
@@ -142,7 +144,8 @@ class Tracker {
         const text = new TextDecoder().decode(this.buffer.slice(15, 15 + size));
         this.buffer = this.buffer.slice(total);
         this.commands.push(text);
-        this.socket?.write(encodeCodec12Response(`New value ${text.replace(/^setparam /, '')}`));
+        if (this.leaveNextUnanswered) this.leaveNextUnanswered = false;
+        else this.socket?.write(encodeCodec12Response(`New value ${text.replace(/^setparam /, '')}`));
         continue;
       }
       this.buffer = this.buffer.slice(4);
@@ -372,6 +375,16 @@ async function scenario(natsUrl: string | undefined): Promise<void> {
   // The scheduled report, queued by one instance's scan.
   await smtp.waitFor('reports@example.com', 90_000);
 
+  // A command sent to a tracker held by instance A and not answered before A dies is sent again once the tracker is on B.
+  await Promise.all(trackers.map((tracker) => tracker.online()));
+  const stranded = trackers.find((tracker) => tracker !== target && instanceOf(proxy.targetOf(tracker.localPort)) === a);
+  expect(stranded).toBeDefined();
+  stranded!.leaveNextUnanswered = true;
+  expect((await api(b, 'POST', `/api/units/${stranded!.unitId}/report-frequency`, tokenB, { seconds: 30 })).status).toBe(200);
+  await waitFor('the command at the tracker held by A', () => stranded!.commands.length === 1, { timeoutMs: 30_000 });
+  const [unanswered] = await db.query<{ status: string }>('SELECT status FROM device_commands WHERE unit_id = $1', [stranded!.unitId]);
+  expect(unanswered?.status).toBe('sent');
+
   // kill -9 of instance A while the trackers stream: they reconnect through the proxy to B and lose nothing acknowledged.
   const finishing = Promise.all(trackers.map((tracker) => tracker.send(8)));
   await Bun.sleep(500);
@@ -379,6 +392,15 @@ async function scenario(natsUrl: string | undefined): Promise<void> {
   await a.kill();
   await finishing;
   expect(proxy.connections().get(a.gateway.teltonika) ?? 0).toBe(0);
+  await waitFor(
+    'the stranded command sent again through B and answered',
+    async () => {
+      const [command] = await db.query<{ status: string }>('SELECT status FROM device_commands WHERE unit_id = $1', [stranded!.unitId]);
+      return command?.status === 'answered';
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+  expect(stranded!.commands).toEqual([reportFrequencyCommand(30), reportFrequencyCommand(30)]);
 
   // Every acknowledged position stored, once.
   for (const tracker of trackers) {
@@ -405,6 +427,7 @@ async function scenario(natsUrl: string | undefined): Promise<void> {
   expect(inbox.filter((mail) => mail.to.includes('guard@example.com'))).toHaveLength(0);
   expect(inbox.filter((mail) => mail.to.includes('reports@example.com'))).toHaveLength(0);
   expect(target.commands).toHaveLength(2);
+  expect(stranded!.commands).toHaveLength(2);
 }
 
 describe.skipIf(!POSTGRES)('two instances on one PostgreSQL database', () => {

@@ -93,8 +93,8 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
     if (unitIds && unitIds.length === 0) return;
     const only = unitIds === undefined ? sql`` : sql` and n.id = any(${`{${unitIds.join(',')}}`}::int[])`;
     await database.handle.rows(sql`
-      insert into unit_access (unit_id, user_id)
-      select n.id, u.id from units n join users u on u.account_id = n.account_id
+      insert into unit_access (unit_id, user_id, account_id)
+      select n.id, u.id, n.account_id from units n join users u on u.account_id = n.account_id
       where u.id = ${userId}${only}
       on conflict do nothing`);
   }

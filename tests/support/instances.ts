@@ -199,6 +199,8 @@ export interface TcpProxy {
   port: number;
   /** Open connections by the backend port they go to. */
   connections(): Map<number, number>;
+  /** Every connection so far by the backend port it went to, closed ones included. */
+  served(): Map<number, number>;
   /** The backend port the connection from this client port goes to (undefined while it has none). */
   targetOf(clientPort: number): number | undefined;
   /** Backends new connections go to, in turn from the first (a removed one gets no new connections; its open ones stay). */
@@ -218,6 +220,7 @@ export function startTcpProxy(initialTargets: number[]): TcpProxy {
   let turn = 0;
   let nextId = 1;
   const pairs = new Set<ProxyPair>();
+  const served = new Map<number, number>();
 
   const write = (socket: Socket<ProxySide>, bytes: Uint8Array) => {
     const side = socket.data;
@@ -280,6 +283,7 @@ export function startTcpProxy(initialTargets: number[]): TcpProxy {
         }
         pair.backend = backend;
         pair.target = target;
+        served.set(target, (served.get(target) ?? 0) + 1);
         for (const chunk of pair.early.splice(0)) write(backend, chunk);
         return;
       } catch {
@@ -321,6 +325,9 @@ export function startTcpProxy(initialTargets: number[]): TcpProxy {
       const counts = new Map<number, number>();
       for (const pair of pairs) if (pair.backend) counts.set(pair.target, (counts.get(pair.target) ?? 0) + 1);
       return counts;
+    },
+    served() {
+      return new Map(served);
     },
     targetOf(clientPort) {
       for (const pair of pairs) if (pair.backend && pair.client.remotePort === clientPort) return pair.target;

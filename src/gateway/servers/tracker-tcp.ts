@@ -48,7 +48,8 @@ export function closeTracker<Frame>(socket: TrackerSocket<Frame>): void {
 
 /**
  * The device said who it is and is known: it is answered with `accept`, and from then on the command queue reaches it
- * through this connection (a reconnect replaces an older connection's channel), starting with what is waiting.
+ * through this connection (a reconnect replaces an older connection's channel), starting with what is waiting: what an
+ * earlier connection was sent and did not answer first, then what is queued.
  * `encodeCommand` writes a queued command in the protocol's framing.
  */
 export async function attachDevice<Frame>(
@@ -72,6 +73,8 @@ export async function attachDevice<Frame>(
     },
   };
   context.channels.set(device.known.unitId, session.channel);
+  // What an earlier connection was sent and never answered goes out again on this one.
+  if ((await context.commands.resumeUnanswered(device.known.unitId)) > 0) context.unitsWithCommands.add(device.known.unitId);
   accept();
   await deliverNextCommand(context, device.known.unitId, session.channel);
 }

@@ -93,6 +93,19 @@ export function createCommandService(database: DatabaseHandle, events: EventBus,
       await database.query("UPDATE device_commands SET status = 'queued', sent_at = NULL WHERE id = $1 AND status = 'sent'", [id]);
     },
 
+    /**
+     * A tracker has just logged in on a new connection: a command still marked sent went out on an earlier connection
+     * (perhaps on another instance, since killed) and its answer can no longer come, so it is queued again, ahead of
+     * the rest, and sent on this connection; its 90 s start again then. Returns how many were put back.
+     */
+    async resumeUnanswered(unitId: number): Promise<number> {
+      const rows = await database.query(
+        "UPDATE device_commands SET status = 'queued', sent_at = NULL WHERE unit_id = $1 AND status = 'sent' RETURNING id",
+        [unitId],
+      );
+      return rows.length;
+    },
+
     /** Units that have work waiting, loaded when the gateway starts. */
     async unitsWithPending(): Promise<number[]> {
       const rows = await database.query<{ unit_id: number }>("SELECT DISTINCT unit_id FROM device_commands WHERE status IN ('queued', 'sent')");

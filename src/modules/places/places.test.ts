@@ -57,7 +57,7 @@ beforeAll(async () => {
     values (${admin.accountId}, ${`plain-${admin.userId}@example.com`}, (select password_hash from users where id = ${admin.userId}), 'Plain', 'user')
     returning id`);
   userId = user!.id;
-  await app.database.rows(sql`insert into unit_access (unit_id, user_id) values (${unitA}, ${userId})`);
+  await app.database.rows(sql`insert into unit_access (unit_id, user_id, account_id) select id, ${userId}, account_id from units where id = ${unitA}`);
   userToken = await app.login({ email: `plain-${admin.userId}@example.com`, password: admin.password, subsiteId: 0 });
   const other = await app.createAccount();
   otherToken = await app.login(other);

@@ -19,9 +19,9 @@ export function createPreferenceService(platform: Pick<Platform, 'database' | 'c
 
     async saveTableView(actor: Actor, table: string, view: TableView): Promise<TableView> {
       await database.query(
-        `INSERT INTO user_preferences (user_id, key, value, updated_at) VALUES ($1, $2, $3::jsonb, $4::timestamptz)
-         ON CONFLICT (user_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-        [actor.userId, tableKey(table), JSON.stringify(view), clock.now().toISOString()],
+        `INSERT INTO user_preferences (user_id, account_id, key, value, updated_at) VALUES ($1, $2, $3, $4::jsonb, $5::timestamptz)
+         ON CONFLICT (user_id, key, account_id) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+        [actor.userId, actor.accountId, tableKey(table), JSON.stringify(view), clock.now().toISOString()],
       );
       return view;
     },

@@ -92,8 +92,8 @@ describe('GET /api/tracking/units', () => {
     const departmentId = department!.id;
     await app.database.rows(sql`update units set marker_icon = 'truck', color = '#c0392b', operating_mode = 'realtime', department_id = ${departmentId} where id = ${van}`);
     await app.database.rows(sql`
-      with t as (insert into tags (account_id, name) values (${a.accountId}, 'Stockholm'), (${a.accountId}, 'Kyl, frys') returning id)
-      insert into unit_tags (unit_id, tag_id) select ${van}, id from t`);
+      with t as (insert into tags (account_id, name) values (${a.accountId}, 'Stockholm'), (${a.accountId}, 'Kyl, frys') returning id, account_id)
+      insert into unit_tags (unit_id, tag_id, account_id) select ${van}, id, account_id from t`);
     // The driver checked in on the van in the trip log; another company's driver on its own car never shows.
     await app.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${van}, ${a.userId}, now())`);
     await app.database.rows(sql`update users set first_name = 'Foreign', last_name = 'Driver' where id = ${b.userId}`);

@@ -172,8 +172,8 @@ export function createTripAttest(platform: Platform) {
    */
   async function sendReminders(): Promise<number> {
     const now = clock.now();
-    const users = await database.query<{ id: number; email: string; language: string; timezone: string | null }>(
-      `SELECT u.id, u.email, u.language, u.timezone FROM user_directory u
+    const users = await database.query<{ id: number; account_id: number; email: string; language: string; timezone: string | null }>(
+      `SELECT u.id, u.account_id, u.email, u.language, u.timezone FROM user_directory u
        WHERE EXISTS (SELECT 1 FROM trips t WHERE t.driver_user_id = u.id AND t.start_time >= $1::timestamptz AND t.start_time < $2::timestamptz)`,
       // Every zone's previous month lies within these bounds; the exact month per user is checked below.
       [new Date(now.getTime() - 64 * 86_400_000).toISOString(), now.toISOString()],
@@ -190,8 +190,8 @@ export function createTripAttest(platform: Platform) {
       );
       if (Number(open?.n ?? 0) === 0) continue;
       const claimed = await database.query(
-        'INSERT INTO trip_attest_reminders (user_id, period, sent_at) VALUES ($1, $2, $3::timestamptz) ON CONFLICT DO NOTHING RETURNING user_id',
-        [user.id, period, now.toISOString()],
+        'INSERT INTO trip_attest_reminders (user_id, account_id, period, sent_at) VALUES ($1, $2, $3, $4::timestamptz) ON CONFLICT DO NOTHING RETURNING user_id',
+        [user.id, user.account_id, period, now.toISOString()],
       );
       if (claimed.length === 0) continue;
       const language = isLanguage(user.language) ? user.language : 'sv';

@@ -1,4 +1,4 @@
-import { bigserial, boolean, customType, doublePrecision, integer, jsonb, pgTable, real, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, customType, doublePrecision, integer, jsonb, pgTable, primaryKey, real, text, timestamp } from 'drizzle-orm/pg-core';
 import type { MachineState } from './detector';
 
 /** Tables of migration 0020. Detection and the trip list use parameterised SQL (PostGIS, bulk writes); these types document the rows. */
@@ -7,7 +7,8 @@ import type { MachineState } from './detector';
 const point = customType<{ data: string }>({ dataType: () => 'geometry(Point, 4326)' });
 
 export const tripUnitSettings = pgTable('trip_unit_settings', {
-  unitId: integer('unit_id').primaryKey(),
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   detection: text('detection', { enum: ['auto', 'ignition', 'motion'] }),
   minDistanceM: integer('min_distance_m'),
   minDurationS: integer('min_duration_s'),
@@ -16,7 +17,7 @@ export const tripUnitSettings = pgTable('trip_unit_settings', {
   movingSpeedKmh: real('moving_speed_kmh'),
   defaultTripType: text('default_trip_type', { enum: ['business', 'private', 'other'] }),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.unitId, table.accountId] })]);
 
 export const tripDetectorState = pgTable('trip_detector_state', {
   unitId: integer('unit_id').primaryKey(),

@@ -482,10 +482,10 @@ export function createTripService(platform: Platform, units: UnitService, option
     async updateSettings(unitId: number, input: TripSettingsInput): Promise<void> {
       const value = (v: unknown) => (v === undefined ? null : v);
       await database.query(
-        `INSERT INTO trip_unit_settings (unit_id, detection, min_distance_m, min_duration_s, time_till_parked_s, max_gap_s, moving_speed_kmh,
-                                         default_trip_type, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz)
-         ON CONFLICT (unit_id) DO UPDATE SET detection = EXCLUDED.detection, min_distance_m = EXCLUDED.min_distance_m,
+        `INSERT INTO trip_unit_settings (unit_id, account_id, detection, min_distance_m, min_duration_s, time_till_parked_s, max_gap_s,
+                                         moving_speed_kmh, default_trip_type, updated_at)
+         SELECT u.id, u.account_id, $2, $3, $4, $5, $6, $7, $8, $9::timestamptz FROM unit_directory u WHERE u.id = $1
+         ON CONFLICT (unit_id, account_id) DO UPDATE SET detection = EXCLUDED.detection, min_distance_m = EXCLUDED.min_distance_m,
            min_duration_s = EXCLUDED.min_duration_s, time_till_parked_s = EXCLUDED.time_till_parked_s, max_gap_s = EXCLUDED.max_gap_s,
            moving_speed_kmh = EXCLUDED.moving_speed_kmh, default_trip_type = EXCLUDED.default_trip_type, updated_at = EXCLUDED.updated_at`,
         [

@@ -161,7 +161,7 @@ export function createUnitAccess(core: UnitCore, listing: UnitListing) {
         if (userIds.length > 0) {
           await tx
             .insert(unitAccess)
-            .values(userIds.map((userId) => ({ unitId: unit.id, userId, grantedBy: actor.userId, grantedAt: now() })))
+            .values(userIds.map((userId) => ({ unitId: unit.id, userId, accountId: unit.accountId, grantedBy: actor.userId, grantedAt: now() })))
             .onConflictDoNothing();
         }
       });
@@ -210,7 +210,7 @@ export function createUnitAccess(core: UnitCore, listing: UnitListing) {
         if (unitIds.length > 0) {
           await tx
             .insert(unitAccess)
-            .values(unitIds.map((unitId) => ({ unitId, userId, grantedBy: actor.userId, grantedAt: now() })))
+            .values(unitIds.map((unitId) => ({ unitId, userId, accountId: actor.accountId, grantedBy: actor.userId, grantedAt: now() })))
             .onConflictDoNothing();
         }
         const was = before.map((row) => row.id).sort((a, b) => a - b);
@@ -241,7 +241,7 @@ export function createUnitAccess(core: UnitCore, listing: UnitListing) {
         if (mode === 'add') {
           await tx
             .insert(unitAccess)
-            .values(unitIds.map((unitId) => ({ unitId, userId, grantedBy: actor.userId, grantedAt: now() })))
+            .values(unitIds.map((unitId) => ({ unitId, userId, accountId: actor.accountId, grantedBy: actor.userId, grantedAt: now() })))
             .onConflictDoNothing();
         } else {
           if (found.some((unit) => unit.lockedBy === userId)) throw fieldError('unitIds', 'units.bulk.lockerKeepsAccess');

@@ -128,12 +128,12 @@ export function createUnitDocuments(core: UnitCore) {
     },
 
     async saveObjectDescription(actor: Actor, id: number, input: ObjectDescriptionInput): Promise<ObjectDescriptionView> {
-      await ownUnit(actor, id);
+      const unit = await ownUnit(actor, id);
       const values = { ...input, updatedBy: actor.userId, updatedAt: now() };
       await db
         .insert(unitObjectDescriptions)
-        .values({ unitId: id, ...values })
-        .onConflictDoUpdate({ target: unitObjectDescriptions.unitId, set: values });
+        .values({ unitId: id, accountId: unit.accountId, ...values })
+        .onConflictDoUpdate({ target: [unitObjectDescriptions.unitId, unitObjectDescriptions.accountId], set: values });
       return (await methods.objectDescription(actor, id))!;
     },
 
@@ -147,14 +147,14 @@ export function createUnitDocuments(core: UnitCore) {
       if (file.bytes.length > IMAGE_MAX_BYTES) throw fieldError('file', 'units.image.tooLarge');
       if (file.bytes.length === 0) throw fieldError('file', 'units.image.type');
       const imageId = await db.transaction(async (tx) => {
-        await ownUnit(actor, id, tx, true);
+        const unit = await ownUnit(actor, id, tx, true);
         const [description] = await tx.select({ unitId: unitObjectDescriptions.unitId }).from(unitObjectDescriptions).where(eq(unitObjectDescriptions.unitId, id));
         if (!description) throw fieldError('file', 'units.image.descriptionFirst');
         const [{ images } = { images: 0 }] = await tx.select({ images: count() }).from(unitImages).where(eq(unitImages.unitId, id));
         if (Number(images) >= IMAGES_PER_UNIT) throw fieldError('file', 'units.image.tooMany');
         const [row] = await tx
           .insert(unitImages)
-          .values({ unitId: id, contentType: detected, fileName: file.name.slice(0, 200), data: file.bytes, uploadedBy: actor.userId, uploadedAt: now() })
+          .values({ unitId: id, accountId: unit.accountId, contentType: detected, fileName: file.name.slice(0, 200), data: file.bytes, uploadedBy: actor.userId, uploadedAt: now() })
           .returning({ id: unitImages.id });
         return row!.id;
       });
@@ -198,12 +198,12 @@ export function createUnitDocuments(core: UnitCore) {
     },
 
     async saveTheftReport(actor: Actor, id: number, input: TheftReportInput): Promise<TheftReportView> {
-      await ownUnit(actor, id);
+      const unit = await ownUnit(actor, id);
       const values = { ...input, updatedBy: actor.userId, updatedAt: now() };
       await db
         .insert(unitTheftReports)
-        .values({ unitId: id, ...values })
-        .onConflictDoUpdate({ target: unitTheftReports.unitId, set: values });
+        .values({ unitId: id, accountId: unit.accountId, ...values })
+        .onConflictDoUpdate({ target: [unitTheftReports.unitId, unitTheftReports.accountId], set: values });
       return (await methods.theftReport(actor, id))!;
     },
 

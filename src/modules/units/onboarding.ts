@@ -72,8 +72,8 @@ export function createUnitOnboarding(core: UnitCore, hours: UnitHours, listing: 
         }
         await tx
           .insert(unitOnboarding)
-          .values({ unitId: unit.id, status: 'done', updatedBy: actor.userId, updatedAt: at })
-          .onConflictDoUpdate({ target: unitOnboarding.unitId, set: { status: 'done', updatedBy: actor.userId, updatedAt: at } });
+          .values({ unitId: unit.id, accountId: unit.accountId, status: 'done', updatedBy: actor.userId, updatedAt: at })
+          .onConflictDoUpdate({ target: [unitOnboarding.unitId, unitOnboarding.accountId], set: { status: 'done', updatedBy: actor.userId, updatedAt: at } });
       });
       return detail(actor, id);
     },
@@ -81,12 +81,12 @@ export function createUnitOnboarding(core: UnitCore, hours: UnitHours, listing: 
     /** Puts the form off for this unit; the unit list offers it again. */
     async skipCarInfo(actor: Actor, id: number): Promise<{ skipped: true }> {
       requireAdmin(actor);
-      await ownUnit(actor, id);
+      const unit = await ownUnit(actor, id);
       const at = now();
       await db
         .insert(unitOnboarding)
-        .values({ unitId: id, status: 'skipped', updatedBy: actor.userId, updatedAt: at })
-        .onConflictDoUpdate({ target: unitOnboarding.unitId, set: { status: 'skipped', updatedBy: actor.userId, updatedAt: at }, where: eq(unitOnboarding.status, 'skipped') });
+        .values({ unitId: id, accountId: unit.accountId, status: 'skipped', updatedBy: actor.userId, updatedAt: at })
+        .onConflictDoUpdate({ target: [unitOnboarding.unitId, unitOnboarding.accountId], set: { status: 'skipped', updatedBy: actor.userId, updatedAt: at }, where: eq(unitOnboarding.status, 'skipped') });
       return { skipped: true };
     },
   };

@@ -94,8 +94,9 @@ export const unitTags = pgTable(
   {
     unitId: integer('unit_id').notNull(),
     tagId: integer('tag_id').notNull(),
+    accountId: integer('account_id').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.unitId, table.tagId] })],
+  (table) => [primaryKey({ columns: [table.unitId, table.tagId, table.accountId] })],
 );
 
 export const unitNameHistory = pgTable('unit_name_history', {
@@ -145,7 +146,8 @@ export interface LinkValue {
 }
 
 export const unitObjectDescriptions = pgTable('unit_object_descriptions', {
-  unitId: integer('unit_id').primaryKey(),
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   objectType: text('object_type', { enum: ['boat', 'waterjet', 'car', 'other'] }).notNull(),
   manufacturer: text('manufacturer').notNull().default(''),
   model: text('model').notNull().default(''),
@@ -169,20 +171,22 @@ export const unitObjectDescriptions = pgTable('unit_object_descriptions', {
   ballastType: text('ballast_type', { enum: ['lead', 'steel', 'chain'] }),
   updatedBy: integer('updated_by'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.unitId, table.accountId] })]);
 
 export const unitImages = pgTable('unit_images', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   contentType: text('content_type', { enum: ['image/png', 'image/jpeg'] }).notNull(),
   fileName: text('file_name').notNull().default(''),
   data: bytea('data').notNull(),
   uploadedBy: integer('uploaded_by'),
   uploadedAt: timestamp('uploaded_at', { withTimezone: true }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const unitTheftReports = pgTable('unit_theft_reports', {
-  unitId: integer('unit_id').primaryKey(),
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   theftDate: date('theft_date', { mode: 'string' }),
   stolenFrom: text('stolen_from').notNull().default(''),
   whatStolen: text('what_stolen').notNull().default(''),
@@ -197,7 +201,7 @@ export const unitTheftReports = pgTable('unit_theft_reports', {
   updatedBy: integer('updated_by'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   sentAt: timestamp('sent_at', { withTimezone: true }),
-});
+}, (table) => [primaryKey({ columns: [table.unitId, table.accountId] })]);
 
 export const unitSettingRequests = pgTable('unit_setting_requests', {
   id: serial('id').primaryKey(),
@@ -223,11 +227,16 @@ export const unitTrackerHistory = pgTable('unit_tracker_history', {
   replacedAt: timestamp('replaced_at', { withTimezone: true }).notNull(),
 });
 
-export const reportFrequencyDenials = pgTable('report_frequency_denials', {
-  userId: integer('user_id').primaryKey(),
-  deniedBy: integer('denied_by'),
-  deniedAt: timestamp('denied_at', { withTimezone: true }).notNull(),
-});
+export const reportFrequencyDenials = pgTable(
+  'report_frequency_denials',
+  {
+    userId: integer('user_id').notNull(),
+    accountId: integer('account_id').notNull(),
+    deniedBy: integer('denied_by'),
+    deniedAt: timestamp('denied_at', { withTimezone: true }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.userId, table.accountId] })],
+);
 
 /** Spec §3 User "visible units", §6 unit access: an ordinary user sees a unit only with a row here. */
 export const unitAccess = pgTable(
@@ -235,10 +244,11 @@ export const unitAccess = pgTable(
   {
     unitId: integer('unit_id').notNull(),
     userId: integer('user_id').notNull(),
+    accountId: integer('account_id').notNull(),
     grantedBy: integer('granted_by'),
     grantedAt: timestamp('granted_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [primaryKey({ columns: [table.unitId, table.userId] })],
+  (table) => [primaryKey({ columns: [table.unitId, table.userId, table.accountId] })],
 );
 
 /** Operating hours counted from the tracker's records (ignition-on time) and its own counter, if any. */
@@ -253,11 +263,12 @@ export const unitEngineHours = pgTable('unit_engine_hours', {
 
 /** Car info onboarding per unit (migrations/0232_unit_onboarding.sql); no row: not yet through it. */
 export const unitOnboarding = pgTable('unit_onboarding', {
-  unitId: integer('unit_id').primaryKey(),
+  unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   status: text('status', { enum: ['skipped', 'done'] }).notNull(),
   updatedBy: integer('updated_by'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.unitId, table.accountId] })]);
 
 /** Spec §4 theft mode of a unit: the switch, the mode to restore, and how far its positions were published as security events. */
 export const unitTheftMode = pgTable('unit_theft_mode', {

@@ -26,9 +26,9 @@ export function createUnitSections(core: UnitCore, hours: UnitHours, queue: Sett
     await touch(unit.id, { featureProfileId });
   }
 
-  async function replaceTags(unitId: number, tagIds: number[], executor: Executor = db) {
-    await executor.delete(unitTags).where(eq(unitTags.unitId, unitId));
-    if (tagIds.length > 0) await executor.insert(unitTags).values(tagIds.map((tagId) => ({ unitId, tagId })));
+  async function replaceTags(unit: Pick<UnitRow, 'id' | 'accountId'>, tagIds: number[], executor: Executor = db) {
+    await executor.delete(unitTags).where(eq(unitTags.unitId, unit.id));
+    if (tagIds.length > 0) await executor.insert(unitTags).values(tagIds.map((tagId) => ({ unitId: unit.id, tagId, accountId: unit.accountId })));
   }
 
   /** Applies a bulk task to one unit inside the row's transaction; true when it was queued to the tracker. */
@@ -41,12 +41,12 @@ export function createUnitSections(core: UnitCore, hours: UnitHours, queue: Sett
         await touch(unit.id, { projectId: task.projectId }, tx);
         return false;
       case 'tags': {
-        if (task.mode === 'replace') await replaceTags(unit.id, task.tagIds, tx);
+        if (task.mode === 'replace') await replaceTags(unit, task.tagIds, tx);
         else if (task.mode === 'add') {
           if (task.tagIds.length > 0) {
             await tx
               .insert(unitTags)
-              .values(task.tagIds.map((tagId) => ({ unitId: unit.id, tagId })))
+              .values(task.tagIds.map((tagId) => ({ unitId: unit.id, tagId, accountId: unit.accountId })))
               .onConflictDoNothing();
           }
         } else if (task.tagIds.length > 0) {
@@ -66,7 +66,7 @@ export function createUnitSections(core: UnitCore, hours: UnitHours, queue: Sett
         if (task.mode === 'add') {
           await tx
             .insert(unitAccess)
-            .values(task.userIds.map((userId) => ({ unitId: unit.id, userId, grantedBy: actor.userId, grantedAt: now() })))
+            .values(task.userIds.map((userId) => ({ unitId: unit.id, userId, accountId: unit.accountId, grantedBy: actor.userId, grantedAt: now() })))
             .onConflictDoNothing();
         } else {
           // Spec §6: the user who locked a car keeps access to it while it is locked.
@@ -152,9 +152,9 @@ export function createUnitSections(core: UnitCore, hours: UnitHours, queue: Sett
       await requireCatalog().assertOwned(actor.accountId, 'projects', [input.projectId], 'projectId', 'units.project.notFound');
       await requireCatalog().assertOwned(actor.accountId, 'tags', input.tagIds, 'tagIds', 'units.tag.notFound');
       await db.transaction(async (tx) => {
-        await ownUnit(actor, id, tx, true);
+        const unit = await ownUnit(actor, id, tx, true);
         await touch(id, { departmentId: input.departmentId, projectId: input.projectId }, tx);
-        await replaceTags(id, input.tagIds, tx);
+        await replaceTags(unit, input.tagIds, tx);
       });
       return detail(actor, id);
     },

@@ -192,7 +192,7 @@ export function createSettingMethods(core: UnitCore, queue: SettingQueue, listin
       if (actor.role !== 'admin') throw forbidden();
       await accountUser(actor, userId);
       if (denied) {
-        await db.insert(reportFrequencyDenials).values({ userId, deniedBy: actor.userId, deniedAt: now() }).onConflictDoNothing();
+        await db.insert(reportFrequencyDenials).values({ userId, accountId: actor.accountId, deniedBy: actor.userId, deniedAt: now() }).onConflictDoNothing();
       } else {
         await db.delete(reportFrequencyDenials).where(eq(reportFrequencyDenials.userId, userId));
       }

@@ -32,7 +32,7 @@ export async function addUnit(
   // ordinary users, as their administrator would (pass grant: false to test the rule itself).
   if (extra.grant !== false) {
     await app.database.rows(sql`
-      insert into unit_access (unit_id, user_id) select ${row!.id}, id from users where account_id = ${accountId} and role = 'user'`);
+      insert into unit_access (unit_id, user_id, account_id) select ${row!.id}, id, account_id from users where account_id = ${accountId} and role = 'user'`);
   }
   return row!.id;
 }
