@@ -86,6 +86,12 @@ const browserFiles = browser
       .sort((a, b) => statSync(b).size - statSync(a).size)
   : [];
 const browserResults: StepResult[] = [];
+/**
+ * The browser files' servers run on native PostgreSQL when there is one: the embedded database runs on the server's
+ * own event loop, where its start-up (seconds per file) and its queries hold up the pages' requests and live updates.
+ * The API and ingest suites still run on both databases.
+ */
+const browserEnv = { TEST_DB: postgres ? 'postgres' : 'pglite' };
 
 async function suiteLane(suites: Array<{ name: string; env: Record<string, string> }>): Promise<void> {
   for (const suite of suites) results.push(await bunTests(suite.name, ['src', 'tests/integration'], suite.env, LANES === 1));
@@ -97,11 +103,11 @@ const flakyFiles: string[] = [];
 async function browserLane(): Promise<void> {
   for (let file = browserFiles.shift(); file; file = browserFiles.shift()) {
     const name = `browser tests (headless Chromium): ${file}`;
-    let result = await bunTests(name, [file], { TEST_DB: 'pglite' }, BROWSER_LANES === 1);
+    let result = await bunTests(name, [file], browserEnv, BROWSER_LANES === 1);
     // A page driven through a real browser on a busy two-core machine can miss a timing once; the file runs once more
     // (as Playwright's own runner retries in CI) and a second failure counts. Both runs' output stays in the log.
     if (result.failed > 0) {
-      const again = await bunTests(`${name} (run again after a failure)`, [file], { TEST_DB: 'pglite' }, BROWSER_LANES === 1);
+      const again = await bunTests(`${name} (run again after a failure)`, [file], browserEnv, BROWSER_LANES === 1);
       if (again.failed === 0) flakyFiles.push(file);
       result = { ...again, seconds: result.seconds + again.seconds };
     }

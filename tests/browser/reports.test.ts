@@ -41,7 +41,7 @@ async function drive(unitId: number, accountId: number, starts: string[]) {
 async function addUnit(accountId: number, imei: string, name: string, extra: { carUsage?: 'benefit' | 'private'; lockedBy?: number } = {}) {
   const [unit] = await suite.server.database.rows<{ id: number }>(sql`
     insert into units (account_id, imei, name, registration_number, car_usage, locked_by, locked_at)
-    values (${accountId}, ${imei}, ${name}, ${`ABC${imei.slice(-3)}`}, ${extra.carUsage ?? 'none'}, ${extra.lockedBy ?? null}, ${extra.lockedBy ? new Date() : null})
+    values (${accountId}, ${imei}, ${name}, ${`ABC${imei.slice(-3)}`}, ${extra.carUsage ?? 'none'}, ${extra.lockedBy ?? null}, ${extra.lockedBy ? new Date().toISOString() : null})
     returning id`);
   return unit!.id;
 }

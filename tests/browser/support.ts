@@ -39,9 +39,15 @@ export function watchContentSecurityPolicy(context: BrowserContext): BrowserCont
   return context;
 }
 
-/** One server and one browser per test file; each test opens its own context (fresh storage). */
+/**
+ * One server and one browser per test file; each test opens its own context (fresh storage). The file's start-up and
+ * shut-down times go to the log, so CI's output shows how much of a file's time is spent outside its tests.
+ */
 export async function startSuite(options: { env?: Record<string, string> } = {}) {
-  const [server, browser] = await Promise.all([startTestServer(options), launchBrowser()]);
+  const started = performance.now();
+  const timed = async <T>(promise: Promise<T>): Promise<[T, number]> => [await promise, Math.round(performance.now() - started)];
+  const [[server, serverMs], [browser, browserMs]] = await Promise.all([timed(startTestServer(options)), timed(launchBrowser())]);
+  console.log(`suite started: server on ${server.database.kind} ${serverMs} ms, browser ${browserMs} ms`);
   const contexts: BrowserContext[] = [];
   return {
     server,
@@ -63,9 +69,11 @@ export async function startSuite(options: { env?: Record<string, string> } = {})
       return ctx;
     },
     async close() {
+      const closing = performance.now();
       for (const ctx of contexts) await ctx.close().catch(() => {});
       await browser.close().catch(() => {});
       await server.close();
+      console.log(`suite stopped in ${Math.round(performance.now() - closing)} ms`);
     },
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { type DatabaseHandle, openPglite, openPostgres } from '../../src/lib/db/client';
 import { MIGRATIONS_DIR, migrate } from '../../src/lib/db/migrate';
+import { slimPostgis } from './postgis-bundle';
 
 /**
  * Test databases: each test file gets its own fresh, migrated database, copied from a template built once
@@ -50,7 +51,8 @@ export async function createTestDatabase(kind = testDatabaseKind()): Promise<Tes
     const dir = join(tmpdir(), `fleet-test-db-${randomBytes(6).toString('hex')}`);
     mkdirSync(dir, { recursive: true });
     cpSync(template, dir, { recursive: true });
-    const handle = await openPglite(dir);
+    // The template's migrations created the extensions; a copy only loads PostGIS, so the slim bundle serves.
+    const handle = await openPglite(dir, { postgis: slimPostgis });
     return {
       handle,
       location: { kind: 'pglite', dir },

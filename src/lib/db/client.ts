@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+import { type Extension, PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { postgis } from '@electric-sql/pglite-postgis';
 import { type SQL, sql } from 'drizzle-orm';
@@ -33,10 +33,14 @@ export interface DatabaseHandle {
 
 export type Querier = <T extends Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
-export async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+/**
+ * `options.postgis` lets the tests load a smaller PostGIS bundle into the many databases they open (loading the whole
+ * bundle is most of an embedded database's start-up).
+ */
+export async function openPglite(dataDir: string | undefined, options: { postgis?: Extension } = {}): Promise<DatabaseHandle> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // btree_gist: the bookings' exclusion constraint (a unit's bookings never overlap).
-  const client = await PGlite.create(dataDir, { extensions: { postgis, btree_gist } });
+  const client = await PGlite.create(dataDir, { extensions: { postgis: options.postgis ?? postgis, btree_gist } });
   await client.exec('CREATE EXTENSION IF NOT EXISTS postgis');
   const db = drizzlePglite(client) as unknown as Database;
   return {
