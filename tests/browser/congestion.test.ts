@@ -53,7 +53,7 @@ describe('congestion report', () => {
     expect(await views.getByRole('link').allTextContents()).toEqual(['Resor', 'Trängselskatt', 'Rapporter']);
     expect(await views.getByRole('link', { name: 'Trängselskatt' }).getAttribute('aria-current')).toBe('page');
     await views.getByRole('link', { name: 'Resor' }).click();
-    await page.waitForURL('**/user/create-triplog');
+    await page.waitForURL((url) => url.pathname === '/user/create-triplog');
     await page.getByTestId('purposes-open').waitFor();
     expect(await views.getByRole('link', { name: 'Resor' }).getAttribute('aria-current')).toBe('page');
     await views.getByRole('link', { name: 'Trängselskatt' }).click();

@@ -452,9 +452,9 @@ describe('live map', () => {
     const page = await suite.newPage();
     await page.goto(`/?subsite=${off.subsiteId}`);
     await login(page, off.email, off.password);
-    await page.waitForURL('**/user/create-triplog');
+    await page.waitForURL((url) => url.pathname === '/user/create-triplog');
     await page.goto('/user/realtime-tracking');
-    await page.waitForURL('**/user/create-triplog');
+    await page.waitForURL((url) => url.pathname === '/user/create-triplog');
     const token = await suite.server.login(off);
     expect((await suite.server.call('GET', '/api/tracking/units', { token })).status).toBe(403);
 
@@ -464,7 +464,7 @@ describe('live map', () => {
     await openMap(second, on);
     await suite.server.database.exec(`update users set realtime_map = false where id = ${on.userId}`);
     await suite.server.services.live.revalidate();
-    await second.waitForURL('**/user/create-triplog');
+    await second.waitForURL((url) => url.pathname === '/user/create-triplog');
   });
 });
 
