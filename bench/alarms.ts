@@ -13,7 +13,8 @@
  * the expected messages have arrived, a portal process is killed with SIGKILL (kill -9) and a new one started.
  *
  * Printed: messages received per channel at the servers (a repeat carrying a delivery's Message-ID or push Topic already
- * seen is counted apart, as the receiver drops it), units with a message missing or received twice, the delivery
+ * seen is counted apart, as the receiver drops it; an SMS has no such id, so the portal asks Twilio's list before sending
+ * one whose earlier attempt may have gone: the SMS the server took and the list calls are printed), units with a message missing or received twice, the delivery
  * log's statuses, deliveries per second (first commit → last message), and p50/p95 from the commit of a unit's exit
  * position to its message's acceptance by the server.
  */
@@ -269,6 +270,8 @@ const queuedAt = await database.query<{ unit_id: number; ms: number }>(
 );
 const queueLatencies = queuedAt.map((row) => Number(row.ms) - committed.get(row.unit_id)!).filter((ms) => Number.isFinite(ms));
 const throttled = twilio.requests.filter((request) => request.status === 429).length;
+// A retry after an attempt whose outcome is unknown (in flight at the kill) asks Twilio's list before sending again.
+const smsListCalls = twilio.requests.filter((request) => request.method === 'GET').length;
 const delivered = Object.values(received).reduce((sum, map) => sum + [...map.values()].reduce((s, times) => s + times.length, 0), 0);
 console.log(
   JSON.stringify(
@@ -281,6 +284,8 @@ console.log(
       unitsReceivedTwice: twice,
       repeatsDroppedByDeliveryId: repeatsDropped,
       sms429Answered: throttled,
+      smsAcceptedByProvider: twilio.messages.length,
+      smsListCalls,
       deliveryLog: statuses,
       deliveriesPerSecond: Math.round((delivered / (lastMessage - stormStart)) * 1000),
       commitToQueuedMs: { p50: percentile(queueLatencies, 50), p95: percentile(queueLatencies, 95), max: Math.max(...queueLatencies) },

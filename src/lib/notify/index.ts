@@ -1,4 +1,4 @@
 export * from './channel';
 export { emailChannel } from './email';
 export { embeddedPushChannel, generateVapidKeys, type PushPayload, type VapidKeys, webPushChannel } from './push';
-export { embeddedSmsChannel, smsReference, smsText, type TwilioSettings, twilioSmsChannel } from './sms';
+export { embeddedSmsChannel, smsText, type TwilioSettings, twilioSmsChannel } from './sms';
