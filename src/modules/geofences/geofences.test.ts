@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { createTestApp, type TestApp } from '../../../tests/support/app';
 import type { FeatureProfileView } from '../units/model';
-import { advance, MARGIN_M, marginSide, sphereMetres, type ZoneFix, type ZoneState, withinRings, wkbRings } from './matching';
+import { advance, createZoneMatcher, MARGIN_M, marginSide, sphereMetres, type ZoneFix, type ZoneState, withinRings, wkbRings } from './matching';
 import type { GeofenceInput, GeofenceSettings, GeofenceView } from './model';
 
 /**
@@ -319,5 +319,36 @@ describe('sides tested in the ingest process agree with the database', () => {
     }
     // Most fixes outside are decided without asking the database.
     expect(decided).toBeGreaterThan(200);
+  });
+});
+
+describe('matching across instances', () => {
+  test("a zone moved by one instance is matched at its new place by another that had cached the old shape", async () => {
+    const unit = await addUnit(admin.accountId, 'Moved-zone car');
+    const made = await create(circle({ name: 'Moving depot', units: [unit], center: { latitude: 59.4, longitude: 18.2 } }));
+    const zoneId = made.body.data!.id;
+    // Two ingest processes: each with its own shape cache.
+    const [first, second] = [createZoneMatcher(), createZoneMatcher()];
+    let time = Date.parse('2026-03-02T08:00:00Z');
+    const at = (latitude: number, longitude: number) => {
+      time += 10_000;
+      return { unitId: unit, accountId: admin.accountId, time: new Date(time), latitude, longitude, speedKmh: 30, course: 0, valid: true, flags: 0, ignition: true, odometerM: undefined, normalized: {} };
+    };
+    const feed = (matcher: typeof first, latitude: number, longitude: number) =>
+      app.database.transaction((query) => matcher(query, app.platform.outbox, [at(latitude, longitude), at(latitude, longitude)]));
+    const inside = async () => (await app.database.query<{ inside: boolean | null }>('SELECT inside FROM geofence_state WHERE unit_id = $1 AND geofence_id = $2', [unit, zoneId]))[0]?.inside ?? null;
+    await feed(first, 59.4, 18.2);
+    await feed(second, 59.4, 18.2);
+    expect(await inside()).toBe(true);
+    // Moved 10 km north: the states start afresh and both processes' cached circles are stale.
+    await app.call('POST', `/api/geofences/${zoneId}`, { token: adminToken, body: circle({ name: 'Moving depot', units: [unit], center: { latitude: 59.49, longitude: 18.2 } }) });
+    expect(await inside()).toBeNull();
+    await feed(first, 59.49, 18.2);
+    expect(await inside()).toBe(true);
+    await feed(second, 59.4, 18.2);
+    expect(await inside()).toBe(false);
+    const [row] = await app.database.query<{ zone_ids: number[] | string; inside: boolean[] | string }>('SELECT zone_ids, inside FROM geofence_unit_marks WHERE unit_id = $1', [unit]);
+    expect(String(row!.zone_ids).replace(/[{}]/g, '')).toBe(String(zoneId));
+    expect(String(row!.inside).replace(/[{}]/g, '')).toMatch(/^(false|f)$/);
   });
 });

@@ -188,9 +188,8 @@ interface ShapeRow extends Record<string, unknown> {
 
 /** The rings of an OGC WKB polygon or multipolygon (ST_AsBinary of a 2D geometry). */
 export function wkbRings(hex: string): Float64Array[] {
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  const view = new DataView(bytes.buffer);
+  const bytes = Buffer.from(hex, 'hex');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const rings: Float64Array[] = [];
   let at = 0;
   const geometry = () => {

@@ -237,15 +237,18 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
   /**
    * Holds matching off the zone's units (their marks, locked in unit order as matching locks them) until the transaction
    * ends, so a batch being matched against the zone as it was cannot write a state after the zone's states are reset.
+   * The units the zone is given (`unitIds`) are taken at once too: their rows are rewritten when the links are, and
+   * taking every row in one ordered step is what keeps a save and a batch from waiting on each other in a circle.
    */
-  async function holdMatching(query: Querier, geofenceId: number): Promise<void> {
+  async function holdMatching(query: Querier, geofenceId: number | null, unitIds: number[] = []): Promise<void> {
     await query(
       `SELECT unit_id FROM geofence_unit_marks WHERE unit_id IN (
          SELECT unit_id FROM geofence_state WHERE geofence_id = $1
          UNION SELECT unit_id FROM geofence_units WHERE geofence_id = $1
          UNION SELECT unit_id FROM unit_profile_geozones WHERE geofence_id = $1
+         UNION SELECT unnest($2::int[])
        ) ORDER BY unit_id FOR UPDATE`,
-      [geofenceId],
+      [geofenceId, unitIds],
     );
   }
 
@@ -330,6 +333,7 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
         let geofenceId = id;
         if (geofenceId === null) {
           await checkZonesPerUnit(query, null, unitIds);
+          await holdMatching(query, null, unitIds);
           const [row] = await query<{ id: number }>(
             `INSERT INTO geofences (account_id, name, shape, geom, radius_m, theft_mode, real_time, active, time_zone, created_by, created_at, updated_at)
              VALUES ($1, $2, $3, ST_GeogFromText($4), $5, $6, $7, $8, $9, $10, $11::timestamptz, $11::timestamptz) RETURNING id`,
@@ -341,7 +345,7 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
           const [row] = await zoneRows(query, actor.accountId, { id: geofenceId, lock: true });
           if (!row) throw geofenceNotFound();
           await checkZonesPerUnit(query, geofenceId, unitIds);
-          await holdMatching(query, geofenceId);
+          await holdMatching(query, geofenceId, unitIds);
           const [changed] = await query<{ reset: boolean }>(
             `UPDATE geofences SET name = $3, shape = $4, geom = ST_GeogFromText($5), radius_m = $6, theft_mode = $7, real_time = $8,
                     active = $9, time_zone = $10, updated_at = $11::timestamptz
