@@ -37,9 +37,7 @@ const coordinator = { kind: 'coordinator' } as const;
  */
 export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {
   // owned by a unit (units.account_id)
-  device_commands: 'units',
   trip_driver_checkins: 'units',
-  unit_setting_requests: 'units',
   // owned by another per-account row
   alarm_receiver_units: 'alarm_receivers',
   alarm_receiver_ble_units: 'alarm_receivers',
@@ -144,6 +142,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   bookings: account,
   bulk_jobs: account,
   departments: account,
+  device_commands: account,
   feature_profiles: account,
   geofence_deactivations: account,
   geofence_events: account,
@@ -179,6 +178,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   unit_lock_log: account,
   unit_meter_calibrations: account,
   unit_registration_changes: account,
+  unit_setting_requests: account,
   unit_name_history: account,
   units: account,
   user_preferences: account,
