@@ -83,9 +83,9 @@ for (let from = 0; from < unitIds.length; from += 5000) {
     `WITH z AS (
        INSERT INTO geofences (account_id, name, shape, geom, radius_m, theft_mode)
        SELECT $1, 'Harbour ' || (e->>0), 'circle', ST_GeogFromText(e->>1), 300, true FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, n)
-       ORDER BY n RETURNING id, name
+       ORDER BY n RETURNING id, name, account_id
      )
-     INSERT INTO geofence_units (geofence_id, unit_id) SELECT id, substring(name FROM 9)::int FROM z`,
+     INSERT INTO geofence_units (geofence_id, unit_id, account_id) SELECT id, substring(name FROM 9)::int, account_id FROM z`,
     [accountId, JSON.stringify(slice.map((unitId, k) => [unitId, `SRID=4326;POINT(${home(from + k).lon.toFixed(6)} ${home(from + k).lat.toFixed(6)})`]))],
   );
 }

@@ -76,9 +76,9 @@ async function seedZones(database: Awaited<ReturnType<typeof openBenchDatabase>>
       `WITH z AS (
          INSERT INTO geofences (account_id, name, shape, geom, radius_m)
          SELECT $1, 'Zone ' || (e->>0), e->>1, ST_GeogFromText(e->>2), (e->>3)::int FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, n)
-         ORDER BY n RETURNING id, name
+         ORDER BY n RETURNING id, name, account_id
        )
-       INSERT INTO geofence_units (geofence_id, unit_id) SELECT id, substring(name FROM 6)::int FROM z`,
+       INSERT INTO geofence_units (geofence_id, unit_id, account_id) SELECT id, substring(name FROM 6)::int, account_id FROM z`,
       [account!.account_id, JSON.stringify(rows.slice(from, from + 5000))],
     );
   }

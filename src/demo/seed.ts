@@ -254,9 +254,9 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
             place.name === 'Stockholm',
           ],
         );
-        await query('INSERT INTO geofence_units (geofence_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u', [zone!.id, members]);
+        await query('INSERT INTO geofence_units (geofence_id, unit_id, account_id) SELECT $1, u, $3 FROM unnest($2::int[]) AS u', [zone!.id, members, accountId]);
         if (place.name === 'Göteborg') {
-          await query(`INSERT INTO geofence_deactivations (geofence_id, days, from_minute, to_minute) VALUES ($1, '{0,6}', 1320, 360)`, [zone!.id]);
+          await query(`INSERT INTO geofence_deactivations (geofence_id, days, from_minute, to_minute, account_id) VALUES ($1, '{0,6}', 1320, 360, $2)`, [zone!.id, accountId]);
         }
       }
     }

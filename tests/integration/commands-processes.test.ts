@@ -65,7 +65,8 @@ test.skipIf(process.env.TEST_DB !== 'postgres')('a command queued in one process
 
   // Written without a notification: the gateway finds it by asking.
   const [row] = await database.handle.query<{ id: number }>(
-    `INSERT INTO device_commands (unit_id, kind, payload, created_at, expires_at) VALUES ($1, 'text', 'getver', now(), now() + interval '1 hour') RETURNING id`,
+    `INSERT INTO device_commands (unit_id, account_id, kind, payload, created_at, expires_at)
+     SELECT id, account_id, 'text', 'getver', now(), now() + interval '1 hour' FROM units WHERE id = $1 RETURNING id`,
     [unitId],
   );
   const polled = encodeCodec12Command('getver');

@@ -102,7 +102,7 @@ test('a zone exit committed with its frame is delivered once after kill -9, and 
     `INSERT INTO geofences (account_id, name, shape, geom, radius_m, theft_mode) VALUES ($1, 'Crash depot', 'circle', ST_GeogFromText('SRID=4326;POINT(18.06 59.33)'), 400, true) RETURNING id`,
     [account!.id],
   );
-  await database.handle.query('INSERT INTO geofence_units (geofence_id, unit_id) VALUES ($1, $2)', [zone!.id, unit!.id]);
+  await database.handle.query('INSERT INTO geofence_units (geofence_id, unit_id, account_id) VALUES ($1, $2, $3)', [zone!.id, unit!.id, account!.id]);
   await database.handle.exec('CREATE TABLE test_effects (event_id bigint NOT NULL, unit_id integer, geofence_id integer, at text, process text NOT NULL)');
   const { teltonikaPort, env: portalSettings } = portalEnv();
   env = portalSettings;

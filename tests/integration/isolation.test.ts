@@ -1135,10 +1135,10 @@ beforeAll(async () => {
        RETURNING id`,
       [accountId, label],
     );
-    await app.database.query('INSERT INTO place_units (place_id, unit_id) VALUES ($1, $2)', [row!.id, unitId]);
+    await app.database.query('INSERT INTO place_units (place_id, unit_id, account_id) VALUES ($1, $2, $3)', [row!.id, unitId, accountId]);
     await app.database.query(
-      `INSERT INTO place_rules (place_id, kind, days, from_minute, to_minute, category) VALUES ($1, 'start', '{1,2,3,4,5}', 0, 1440, 'private')`,
-      [row!.id],
+      `INSERT INTO place_rules (place_id, kind, days, from_minute, to_minute, category, account_id) VALUES ($1, 'start', '{1,2,3,4,5}', 0, 1440, 'private', $2)`,
+      [row!.id, accountId],
     );
     return Number(row!.id);
   };
@@ -1195,7 +1195,7 @@ beforeAll(async () => {
        RETURNING id`,
       [accountId, name],
     );
-    await app.database.query('INSERT INTO geofence_units (geofence_id, unit_id) VALUES ($1, $2)', [row!.id, unitId]);
+    await app.database.query('INSERT INTO geofence_units (geofence_id, unit_id, account_id) VALUES ($1, $2, $3)', [row!.id, unitId, accountId]);
     return Number(row!.id);
   };
   geofences.bZoneId = await insertZone(b.accountId, b.unitId, 'Secret zone of B');

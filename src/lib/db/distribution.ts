@@ -37,16 +37,10 @@ const coordinator = { kind: 'coordinator' } as const;
  */
 export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {
   // owned by a unit (units.account_id)
-  device_commands: 'units',
-  geofence_units: 'units',
-  place_units: 'units',
   trip_driver_checkins: 'units',
-  unit_setting_requests: 'units',
   // owned by another per-account row
   alarm_receiver_units: 'alarm_receivers',
   alarm_receiver_ble_units: 'alarm_receivers',
-  geofence_deactivations: 'geofences',
-  place_rules: 'places',
   // owned by a user (users.account_id)
   password_resets: 'users',
   sessions: 'users',
@@ -148,10 +142,15 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   bookings: account,
   bulk_jobs: account,
   departments: account,
+  device_commands: account,
   feature_profiles: account,
+  geofence_deactivations: account,
   geofence_events: account,
+  geofence_units: account,
   geofences: account,
   notification_attempts: account,
+  place_rules: account,
+  place_units: account,
   places: account,
   projects: account,
   purpose_settings: account,
@@ -179,6 +178,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   unit_lock_log: account,
   unit_meter_calibrations: account,
   unit_registration_changes: account,
+  unit_setting_requests: account,
   unit_name_history: account,
   units: account,
   user_preferences: account,

@@ -39,18 +39,20 @@ export const geofenceUnits = pgTable(
   {
     geofenceId: integer('geofence_id').notNull(),
     unitId: integer('unit_id').notNull(),
+    accountId: integer('account_id').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.geofenceId, table.unitId] })],
+  (table) => [primaryKey({ columns: [table.geofenceId, table.unitId, table.accountId] })],
 );
 
 export const geofenceDeactivations = pgTable('geofence_deactivations', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   geofenceId: integer('geofence_id').notNull(),
+  accountId: integer('account_id').notNull(),
   position: smallint('position').notNull(),
   days: smallint('days').array().notNull(),
   fromMinute: smallint('from_minute').notNull(),
   toMinute: smallint('to_minute').notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const geofenceState = pgTable(
   'geofence_state',

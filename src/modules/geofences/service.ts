@@ -266,21 +266,19 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
     return timeZoneOfCountry(row?.country);
   }
 
-  async function writeChildren(query: Querier, geofenceId: number, input: GeofenceInput): Promise<void> {
+  async function writeChildren(query: Querier, accountId: number, geofenceId: number, input: GeofenceInput): Promise<void> {
     await query('DELETE FROM geofence_units WHERE geofence_id = $1', [geofenceId]);
-    await query('INSERT INTO geofence_units (geofence_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u ON CONFLICT DO NOTHING', [
+    await query('INSERT INTO geofence_units (geofence_id, unit_id, account_id) SELECT $1, u, $3 FROM unnest($2::int[]) AS u ON CONFLICT DO NOTHING', [
       geofenceId,
       [...new Set(input.units)],
+      accountId,
     ]);
     await query('DELETE FROM geofence_deactivations WHERE geofence_id = $1', [geofenceId]);
     for (const [position, window] of input.deactivations.entries()) {
-      await query('INSERT INTO geofence_deactivations (geofence_id, position, days, from_minute, to_minute) VALUES ($1, $2, $3::smallint[], $4, $5)', [
-        geofenceId,
-        position,
-        [...new Set(window.days)].sort((a, b) => a - b),
-        minutesOf(window.from),
-        minutesOf(window.to),
-      ]);
+      await query(
+        'INSERT INTO geofence_deactivations (geofence_id, position, days, from_minute, to_minute, account_id) VALUES ($1, $2, $3::smallint[], $4, $5, $6)',
+        [geofenceId, position, [...new Set(window.days)].sort((a, b) => a - b), minutesOf(window.from), minutesOf(window.to), accountId],
+      );
     }
     // States of units no longer assigned go; the rest is kept unless the shape changed (the caller clears those).
     await query(
@@ -356,7 +354,7 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
           );
           if (changed?.reset) await query('DELETE FROM geofence_state WHERE geofence_id = $1', [geofenceId]);
         }
-        await writeChildren(query, geofenceId, input);
+        await writeChildren(query, actor.accountId, geofenceId, input);
         return geofenceId;
       });
       return get(actor, saved);

@@ -47,14 +47,15 @@ export function createCommandService(database: DatabaseHandle, events: EventBus,
       const now = clock.now();
       const [row] = await (tx ?? database.query)<{ id: number; notified: boolean }>(
         `WITH c AS (
-           INSERT INTO device_commands (unit_id, kind, payload, requested_by, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, unit_id
+           INSERT INTO device_commands (unit_id, account_id, kind, payload, requested_by, created_at, expires_at)
+           SELECT u.id, u.account_id, $2, $3, $4, $5, $6 FROM unit_directory u WHERE u.id = $1 RETURNING id, unit_id
          )
          SELECT c.id, (SELECT pg_notify('${COMMANDS_CHANNEL}', c.unit_id::text)) IS NOT NULL AS notified FROM c`,
         [input.unitId, input.kind, input.payload, input.requestedBy ?? null, now.toISOString(), new Date(now.getTime() + (input.ttlMs ?? COMMAND_DEFAULT_TTL_MS)).toISOString()],
       );
-      if (!tx) await events.emit('command.queued', { commandId: row!.id, unitId: input.unitId });
-      return row!.id;
+      if (!row) throw new Error(`no unit ${input.unitId} to queue a command for`);
+      if (!tx) await events.emit('command.queued', { commandId: row.id, unitId: input.unitId });
+      return row.id;
     },
 
     /**

@@ -23,13 +23,15 @@ export const placeUnits = pgTable(
   {
     placeId: integer('place_id').notNull(),
     unitId: integer('unit_id').notNull(),
+    accountId: integer('account_id').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.placeId, table.unitId] })],
+  (table) => [primaryKey({ columns: [table.placeId, table.unitId, table.accountId] })],
 );
 
 export const placeRules = pgTable('place_rules', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   placeId: integer('place_id').notNull(),
+  accountId: integer('account_id').notNull(),
   position: smallint('position').notNull(),
   kind: text('kind', { enum: ['start', 'end', 'between'] }).notNull(),
   otherPlaceId: integer('other_place_id'),
@@ -37,4 +39,4 @@ export const placeRules = pgTable('place_rules', {
   fromMinute: smallint('from_minute').notNull(),
   toMinute: smallint('to_minute').notNull(),
   category: text('category', { enum: ['business', 'private'] }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);

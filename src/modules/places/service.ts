@@ -238,17 +238,18 @@ export function createPlaceService(platform: Platform, units: UnitService, geoco
     return found ? shortAddress(found) : '';
   }
 
-  async function writeChildren(query: Querier, placeId: number, input: PlaceInput): Promise<void> {
+  async function writeChildren(query: Querier, accountId: number, placeId: number, input: PlaceInput): Promise<void> {
     await query('DELETE FROM place_units WHERE place_id = $1', [placeId]);
-    await query('INSERT INTO place_units (place_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u ON CONFLICT DO NOTHING', [
+    await query('INSERT INTO place_units (place_id, unit_id, account_id) SELECT $1, u, $3 FROM unnest($2::int[]) AS u ON CONFLICT DO NOTHING', [
       placeId,
       [...new Set(input.units)],
+      accountId,
     ]);
     await query('DELETE FROM place_rules WHERE place_id = $1', [placeId]);
     for (const [position, rule] of input.rules.entries()) {
       await query(
-        `INSERT INTO place_rules (place_id, position, kind, other_place_id, days, from_minute, to_minute, category)
-         VALUES ($1, $2, $3, $4, $5::smallint[], $6, $7, $8)`,
+        `INSERT INTO place_rules (place_id, position, kind, other_place_id, days, from_minute, to_minute, category, account_id)
+         VALUES ($1, $2, $3, $4, $5::smallint[], $6, $7, $8, $9)`,
         [
           placeId,
           position,
@@ -258,6 +259,7 @@ export function createPlaceService(platform: Platform, units: UnitService, geoco
           minutesOf(rule.from),
           minutesOf(rule.to),
           rule.category,
+          accountId,
         ],
       );
     }
@@ -392,7 +394,7 @@ export function createPlaceService(platform: Platform, units: UnitService, geoco
             [placeId, actor.accountId, input.label, address, round6(input.latitude), round6(input.longitude), input.radiusM, timeZone, now],
           );
         }
-        await writeChildren(query, placeId, input);
+        await writeChildren(query, actor.accountId, placeId, input);
         return placeId;
       });
       return get(actor, saved);

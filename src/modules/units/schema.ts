@@ -204,8 +204,9 @@ export const unitTheftReports = pgTable('unit_theft_reports', {
 }, (table) => [primaryKey({ columns: [table.unitId, table.accountId] })]);
 
 export const unitSettingRequests = pgTable('unit_setting_requests', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   unitId: integer('unit_id').notNull(),
+  accountId: integer('account_id').notNull(),
   setting: text('setting', { enum: ['operating_mode', 'report_frequency', 'bluetooth'] }).notNull(),
   value: text('value').notNull(),
   commandId: integer('command_id'),
@@ -213,7 +214,7 @@ export const unitSettingRequests = pgTable('unit_setting_requests', {
   requestedBy: integer('requested_by'),
   requestedAt: timestamp('requested_at', { withTimezone: true }).notNull(),
   resolvedAt: timestamp('resolved_at', { withTimezone: true }),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const unitTrackerHistory = pgTable('unit_tracker_history', {
   id: serial('id').primaryKey(),

@@ -92,7 +92,8 @@ export function createSettingQueue(core: UnitCore) {
     const at = now().toISOString();
     await tx(`UPDATE unit_setting_requests SET status = 'superseded', resolved_at = $3 WHERE unit_id = $1 AND setting = $2 AND status = 'pending'`, [unit.id, setting, at]);
     const [row] = await tx<{ id: number }>(
-      `INSERT INTO unit_setting_requests (unit_id, setting, value, command_id, requested_by, requested_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+      `INSERT INTO unit_setting_requests (unit_id, account_id, setting, value, command_id, requested_by, requested_at)
+       SELECT u.id, u.account_id, $2, $3, $4, $5, $6 FROM units u WHERE u.id = $1 RETURNING id`,
       [unit.id, setting, value, commandId, requestedBy, at],
     );
     return { requestId: row!.id, commandId };
@@ -110,7 +111,7 @@ export function createSettingQueue(core: UnitCore) {
         .update(unitSettingRequests)
         .set({ status: 'superseded', resolvedAt: now() })
         .where(and(eq(unitSettingRequests.unitId, unit.id), eq(unitSettingRequests.setting, setting), eq(unitSettingRequests.status, 'pending')));
-      await tx.insert(unitSettingRequests).values({ unitId: unit.id, setting, value, commandId, requestedBy: actor.userId, requestedAt: now() });
+      await tx.insert(unitSettingRequests).values({ unitId: unit.id, accountId: unit.accountId, setting, value, commandId, requestedBy: actor.userId, requestedAt: now() });
     });
   }
 
