@@ -69,10 +69,17 @@ export async function createTestDatabase(kind = testDatabaseKind()): Promise<Tes
   try {
     const [exists] = await admin`select 1 from pg_database where datname = ${template}`;
     if (!exists) {
-      await admin.unsafe(`CREATE DATABASE ${template}`).catch(() => {}); // lost a race: fine
-      const handle = await openPostgres(withDatabase(baseUrl, template), 1);
+      // Built under a name of its own and renamed once migrated: a run killed midway leaves no half-migrated template
+      // behind, and no other runner copies one still being built.
+      const building = `${template}_building_${randomBytes(4).toString('hex')}`;
+      await admin.unsafe(`CREATE DATABASE ${building}`);
+      const handle = await openPostgres(withDatabase(baseUrl, building), 1);
       await migrate(handle);
       await handle.close();
+      // Another runner may have finished the same template first: theirs is kept and this copy dropped.
+      await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${template}`).catch(async () => {
+        await admin.unsafe(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+      });
     }
     const name = `fleet_test_${randomBytes(6).toString('hex')}`;
     await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE ${template}`);
