@@ -11,6 +11,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { dropRunDatabases } from '../tests/support/database';
 
 interface StepResult {
   name: string;
@@ -73,6 +74,9 @@ await check('container build and start', ['bun', 'run', 'scripts/check-container
 // The migrated templates each test file copies, built before the runners so no file's setup pays for them.
 await check('test database template (PGlite)', ['bun', 'tests/support/prepare-database.ts'], { TEST_DB: 'pglite' });
 const postgres = Boolean(process.env.TEST_DATABASE_URL);
+// The run's PostgreSQL copies are dropped together at its end (tests/support/database.ts says why).
+const testRun = String(process.pid);
+process.env.TEST_DATABASE_RUN = testRun;
 if (postgres) await check('test database template (PostgreSQL)', ['bun', 'tests/support/prepare-database.ts'], { TEST_DB: 'postgres' });
 else console.log('\n(TEST_DATABASE_URL not set: native PostgreSQL run skipped)');
 const browser = !onlyFast && existsSync('tests/browser');
@@ -132,6 +136,14 @@ if (browser) {
   const failedFiles = browserResults.filter((r) => r.failed > 0).map((r) => r.name.split(': ')[1]);
   if (failedFiles.length > 0) console.log(`\nbrowser files with failures: ${failedFiles.join(', ')}`);
   if (flakyFiles.length > 0) console.log(`\nbrowser files that failed once and passed when run again (flaky): ${flakyFiles.join(', ')}`);
+}
+
+if (postgres) {
+  const dropped = await dropRunDatabases(process.env.TEST_DATABASE_URL!, testRun).catch((error: unknown) => {
+    console.log(`\nwarning: the run's test databases were not dropped: ${error}`);
+    return 0;
+  });
+  console.log(`\n${dropped} test databases dropped`);
 }
 
 console.log('\n=== summary');
