@@ -94,7 +94,7 @@ const browserResults: StepResult[] = [];
  * The database under the browser files' servers: PGlite, or native PostgreSQL with TEST_BROWSER_DB=postgres (when
  * TEST_DATABASE_URL is set). On PostgreSQL a file's server starts in about a second instead of ten and the embedded
  * database no longer runs on the server's event loop; it stays opt-in until every browser file passes on it (the
- * bookings file's save result fails there, see the README's Tests part). The API and ingest suites run on both.
+ * bookings and first-start files fail there, see the README's Tests part). The API and ingest suites run on both.
  */
 const browserEnv = { TEST_DB: postgres && process.env.TEST_BROWSER_DB === 'postgres' ? 'postgres' : 'pglite' };
 
