@@ -122,7 +122,18 @@ for (const [name, viewport] of [
       await page.evaluate((unitId) => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.select(unitId), id);
       const popup = page.locator(`[data-testid="unit-popup"][data-unit-id="${id}"]`);
       await popup.waitFor();
-      // Inside the screen (Playwright's click also fails when something covers the button).
+      // Inside the screen (Playwright's click also fails when something covers the button). The map pans a popup that
+      // sticks out into view once it is drawn (a frame later, and again when its address comes in): wait for that.
+      await page
+        .waitForFunction(
+          ({ unitId, width }) => {
+            const box = document.querySelector(`[data-testid="unit-popup"][data-unit-id="${unitId}"]`)?.getBoundingClientRect();
+            return box !== undefined && box.left >= 0 && box.right <= width + 1;
+          },
+          { unitId: id, width: viewport.width },
+          { timeout: 10_000 },
+        )
+        .catch(() => {}); // the assertions below say what is wrong
       const box = await popup.boundingBox();
       expect(box!.x).toBeGreaterThanOrEqual(0);
       expect(box!.x + box!.width).toBeLessThanOrEqual(viewport.width + 1);
