@@ -127,7 +127,7 @@ export function ShapeEditLayout(props: {
   const { message, setMessage } = props.form;
   return (
     <div className={`page ${props.className}`}>
-      <div className="shape-heading">
+      <div className="page-heading">
         <h1 className="page-title">{props.title}</h1>
         <Link className="btn btn-secondary" to={props.backTo}>
           {t(`${props.namespace}.backToList`)}

@@ -78,9 +78,9 @@ export function AuditLogPage() {
 
   return (
     <div className="page admin-page">
-      <div className="admin-heading">
+      <div className="page-heading">
         <h1 className="page-title">{t('admin.audit.title')}</h1>
-        <div className="admin-heading-actions">
+        <div className="page-heading-actions">
           {(['pdf', 'xlsx', 'csv'] as const).map((fileFormat) => (
             <Button key={fileFormat} className="btn btn-secondary" onPress={() => void exportAs(fileFormat)} isDisabled={download.running !== null} data-testid={`audit-export-${fileFormat}`}>
               {fileFormat.toUpperCase()}

@@ -61,7 +61,7 @@ export function CustomerAccountsPage() {
 
   return (
     <div className="page admin-page">
-      <div className="admin-heading">
+      <div className="page-heading">
         <h1 className="page-title">{t('admin.customers.title')}</h1>
       </div>
       <p>{t('admin.customers.intro')}</p>

@@ -163,9 +163,9 @@ export function UserAccountsPage() {
 
   return (
     <div className="page admin-page">
-      <div className="admin-heading">
+      <div className="page-heading">
         <h1 className="page-title">{t('admin.users.title')}</h1>
-        <div className="admin-heading-actions">
+        <div className="page-heading-actions">
           <Link className="btn btn-secondary" to={PATHS.auditLog}>
             {t('admin.audit.title')}
           </Link>

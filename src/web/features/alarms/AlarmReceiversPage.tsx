@@ -256,7 +256,7 @@ export function AlarmReceiversPage() {
 
   return (
     <div className="page alarm-page">
-      <div className="alarm-heading">
+      <div className="page-heading">
         <h1 className="page-title">{t('alarmReceivers.title')}</h1>
         <Button className="btn btn-primary" onPress={() => setCreating(true)} data-testid="receiver-new">
           {t('alarmReceivers.new.open')}

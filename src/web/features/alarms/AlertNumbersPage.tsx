@@ -121,7 +121,7 @@ export function AlertNumbersPage() {
 
   return (
     <div className="page alarm-page">
-      <div className="alarm-heading">
+      <div className="page-heading">
         <h1 className="page-title">{t('alertNumbers.title')}</h1>
         {!forbidden(list.error) && (
           <Button className="btn btn-primary" onPress={() => setEditing('new')} data-testid="alert-number-new">

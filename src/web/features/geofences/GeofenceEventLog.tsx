@@ -98,7 +98,7 @@ export function GeofenceEventLog({ zones, geofenceId }: GeofenceEventLogProps) {
 
   return (
     <section className="geofence-card geofence-log" aria-labelledby="geofence-log-title" data-testid="geofence-log">
-      <div className="geofences-heading">
+      <div className="page-heading">
         <h2 id="geofence-log-title">{t('geofences.log.title')}</h2>
         <Button className="btn btn-secondary" isDisabled={rows.length === 0} onPress={download} data-testid="geofence-log-csv">
           {t('geofences.log.download')}

@@ -174,9 +174,9 @@ export function GeofencesPage() {
 
   return (
     <div className="page geofences-page">
-      <div className="geofences-heading">
+      <div className="page-heading">
         <h1 className="page-title">{t('geofences.title')}</h1>
-        <div className="geofences-heading-actions">
+        <div className="page-heading-actions">
           <Button className="btn btn-secondary" onPress={() => setChoosing(true)} isDisabled={!view.ready} data-testid="geofence-columns">
             {t('table.columns')}
           </Button>

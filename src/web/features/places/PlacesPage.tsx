@@ -110,9 +110,9 @@ export function PlacesPage() {
 
   return (
     <div className="page places-page">
-      <div className="places-heading">
+      <div className="page-heading">
         <h1 className="page-title">{t('places.title')}</h1>
-        <div className="places-heading-actions">
+        <div className="page-heading-actions">
           <Button className="btn btn-secondary" onPress={() => setChoosing(true)} isDisabled={!view.ready} data-testid="place-columns">
             {t('table.columns')}
           </Button>
