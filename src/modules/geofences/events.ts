@@ -21,5 +21,3 @@ declare module '../../lib/events' {
     'geofence.exited': GeofenceCrossing;
   }
 }
-
-export {};

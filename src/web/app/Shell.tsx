@@ -341,22 +341,22 @@ function Frame({ children }: { children?: ReactNode }) {
  * their entries, and load with the frame, which renders before any screen inside it.
  */
 
-/** Car schedule: off on the server (or basic-only subscription) sends the user to the map. */
-export function CarScheduleGate({ children }: { children: ReactNode }) {
+/** A screen the server switches on or off, and a basic-only subscription never has: otherwise the user goes to the map. */
+function SwitchedGate({ enabled, children }: { enabled: { isPending: boolean; data?: boolean }; children: ReactNode }) {
   const session = useSession();
-  const enabled = useCarScheduleEnabled();
   if (enabled.isPending) return null;
   if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
   return children;
 }
 
-/** Safe return home: off on the server (or basic-only subscription) sends the user to the map (spec §2). */
+/** Car schedule: EnableCarSchedule (spec §2). */
+export function CarScheduleGate({ children }: { children: ReactNode }) {
+  return <SwitchedGate enabled={useCarScheduleEnabled()}>{children}</SwitchedGate>;
+}
+
+/** Safe return home: EnableSafeReturnHome (spec §2). */
 export function SafeReturnHomeGate({ children }: { children: ReactNode }) {
-  const session = useSession();
-  const enabled = useSafeReturnHomeEnabled();
-  if (enabled.isPending) return null;
-  if (enabled.data !== true || session?.user.userHasOnlyBasSubscription) return <Navigate to={PATHS.liveMap} replace />;
-  return children;
+  return <SwitchedGate enabled={useSafeReturnHomeEnabled()}>{children}</SwitchedGate>;
 }
 
 /** Alert numbers: only the parent account named in configuration has the page; anyone else finds nothing there. */
