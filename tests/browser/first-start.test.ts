@@ -87,8 +87,9 @@ test('the map opens with every demo vehicle in view', async () => {
   await openMap(page);
   // The opening view is made once the map and the fleet are in; the map then rests (no flight under way).
   await page.waitForFunction(() => {
-    const map = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.map;
-    return map?.loaded() && !map.isMoving();
+    const probe = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap;
+    const map = probe.map?.map;
+    return probe.opened && map?.loaded() && !map.isMoving();
   });
   const view = await page.evaluate(() => {
     const probe = (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap;

@@ -44,6 +44,8 @@ function injectCss() {
 export interface FleetMapProbe {
   store: FleetStore;
   map: MapHandle | null;
+  /** Whether the opening view (the fleet in view, or a linked unit) has been made. */
+  readonly opened: boolean;
   select(id: number | null): void;
 }
 declare global {
@@ -120,6 +122,8 @@ export default function LiveMap() {
   const [history, setHistory] = useState<HistoryState | null>(null);
   const handleRef = useRef<MapHandle | null>(null);
   const [mapReady, setMapReady] = useState(false);
+  /** The opening view is made once (see below). */
+  const opened = useRef(false);
   // The geofence layer: the zones (read again every minute, for who is inside), the one clicked. They are read once the
   // fleet is on screen: not beside the unit list and the map's code, which the load waits for.
   const [zonesShown, setZonesShown] = useState(readZonesShown);
@@ -149,6 +153,9 @@ export default function LiveMap() {
       store,
       get map() {
         return handleRef.current;
+      },
+      get opened() {
+        return opened.current;
       },
       select: (id) => setSelectedId(id),
     };
@@ -237,9 +244,8 @@ export default function LiveMap() {
     },
     [store],
   );
-  // The opening view is made once, as soon as a shown unit has a position: the first positions may come over the
-  // live socket after the list has loaded.
-  const opened = useRef(false);
+  // The opening view is made once, as soon as a shown unit has a position and the map has a size: the first positions
+  // may come over the live socket after the list has loaded, and the map's element may be laid out a moment later.
   useEffect(() => {
     if (!loaded || !mapReady || opened.current) return;
     if (Number.isInteger(linkedUnit) && linkedUnit > 0 && store.get(linkedUnit)) {
@@ -248,12 +254,24 @@ export default function LiveMap() {
     }
     opened.current = showAll(false);
     if (opened.current) return;
-    const unsubscribe = store.subscribe(() => {
-      if (opened.current) return;
+    const map = handleRef.current?.map;
+    let trying = false;
+    let stop = () => {};
+    const retry = () => {
+      // A fit may resize the map, whose resize event would ask again from inside this call.
+      if (trying || opened.current) return;
+      trying = true;
       opened.current = showAll(false);
-      if (opened.current) unsubscribe();
-    });
-    return unsubscribe;
+      trying = false;
+      if (opened.current) stop();
+    };
+    const unsubscribe = store.subscribe(retry);
+    map?.on('resize', retry);
+    stop = () => {
+      unsubscribe();
+      map?.off('resize', retry);
+    };
+    return stop;
   }, [loaded, mapReady, linkedUnit, store, showAll]);
 
   // History: load the chosen day.
