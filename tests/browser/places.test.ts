@@ -4,7 +4,7 @@ import { type Gateway, startGateway } from '../../src/gateway';
 import { encodeAvlFrame, encodeImeiFrame } from '../../src/gateway/teltonika';
 import { createCommandService } from '../../src/modules/io/service';
 import { scriptDrive } from '../../src/modules/trips/drive';
-import { connectDevice } from '../support/device';
+import { connectDevice, driveRecords } from '../support/device';
 import { eventually, login, screenshot, seriousA11yViolations, startSuite, type Suite } from './support';
 
 // The place form loads MapLibre (software WebGL): allow for a slow machine.
@@ -35,16 +35,7 @@ async function sendThroughGateway(imei: string, positions: ReturnType<typeof scr
   device.write(encodeImeiFrame(imei));
   expect(Buffer.from((await device.read(1))!).toString('hex')).toBe('01');
   for (let i = 0; i < positions.length; i += 40) {
-    const records = positions.slice(i, i + 40).map((p) => ({
-      time: new Date(p.t),
-      latitude: p.lat,
-      longitude: p.lon,
-      altitude: 20,
-      speedKmh: p.speedKmh,
-      course: 90,
-      satellites: 9,
-      io: { 239: p.ignition ? 1 : 0, 240: p.speedKmh > 0 ? 1 : 0, 66: 12_800 },
-    }));
+    const records = driveRecords(positions.slice(i, i + 40), { 66: 12_800 });
     device.write(encodeAvlFrame(0x8e, records));
     const ack = await device.read(4, 5000);
     expect(ack ? new DataView(ack.buffer, ack.byteOffset).getUint32(0) : -1).toBe(records.length);

@@ -4,7 +4,7 @@ import { hashPassword } from '../../src/lib/password';
 import { DEFAULT_DETECTION_PARAMS, detectTrips } from '../../src/modules/trips/detector';
 import { type DetectorPosition, scriptDrive } from '../../src/modules/trips/testing';
 import { createTestDatabase } from '../support/database';
-import { connectDevice } from '../support/device';
+import { connectDevice, driveRecords } from '../support/device';
 import { startInstance, startTcpProxy } from '../support/instances';
 import { waitFor } from '../support/wait';
 
@@ -38,17 +38,7 @@ async function sendFrame(port: number, imei: string, records: DetectorPosition[]
     device.write(encodeImeiFrame(imei));
     const login = await device.read(1, 20_000);
     if (login?.[0] !== 1) return false;
-    const avl = records.map((p) => ({
-      time: new Date(p.t),
-      latitude: p.lat,
-      longitude: p.lon,
-      altitude: 20,
-      speedKmh: p.speedKmh,
-      course: 90,
-      satellites: 9,
-      io: { 239: p.ignition ? 1 : 0, 240: p.speedKmh > 0 ? 1 : 0 },
-    }));
-    device.write(encodeAvlFrame(0x8e, avl));
+    device.write(encodeAvlFrame(0x8e, driveRecords(records)));
     const ack = await device.read(4, 20_000);
     return ack !== null && new DataView(ack.buffer, ack.byteOffset).getUint32(0) === records.length;
   } finally {

@@ -1,3 +1,6 @@
+import type { AvlRecordInput } from '../../src/gateway/teltonika';
+import type { DetectorPosition } from '../../src/modules/trips/detector';
+
 /** A fake tracker on a real TCP socket: writes bytes, reads replies, notices when the server hangs up. */
 export async function connectDevice(port: number) {
   let received = new Uint8Array(0);
@@ -61,3 +64,20 @@ export async function connectDevice(port: number) {
 
 export const hex = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('hex').toUpperCase() : null);
 export const imeiLogin = (imei: string) => `000F${Buffer.from(imei, 'ascii').toString('hex')}`;
+
+/**
+ * A scripted drive's positions as Teltonika AVL records (heading east, 9 satellites): ignition (IO 239) as driven,
+ * movement (IO 240) while the speed is above zero, and any further IO elements given.
+ */
+export function driveRecords(positions: readonly Pick<DetectorPosition, 't' | 'lat' | 'lon' | 'speedKmh' | 'ignition'>[], io: Record<number, number> = {}): AvlRecordInput[] {
+  return positions.map((p) => ({
+    time: new Date(p.t),
+    latitude: p.lat,
+    longitude: p.lon,
+    altitude: 20,
+    speedKmh: p.speedKmh,
+    course: 90,
+    satellites: 9,
+    io: { 239: p.ignition ? 1 : 0, 240: p.speedKmh > 0 ? 1 : 0, ...io },
+  }));
+}
