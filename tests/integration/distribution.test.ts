@@ -7,10 +7,12 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import {
   ACCOUNT_ID_MISSING,
+  FOREIGN_KEYS_TO_REWORK,
   KEY_WITHOUT_DISTRIBUTION_COLUMN,
   POSITIONS_DISTRIBUTION_COLUMN,
   REFERENCE_TABLES,
   TABLE_PLACEMENT,
+  UNCONSTRAINED_REFERENCES,
 } from '../../src/lib/db/distribution';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -25,6 +27,8 @@ let tables: string[];
 let columns: Column[];
 /** Each primary key, unique constraint and unique index: its table and its columns. */
 let uniqueKeys: { table: string; name: string; columns: string[] }[];
+/** Each foreign key: child table and columns, parent table and columns, in matching order. */
+let foreignKeys: { child: string; childColumns: string[]; parent: string; parentColumns: string[] }[];
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -46,9 +50,22 @@ beforeAll(async () => {
     where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition and x.indisunique`);
   uniqueKeys = keyRows.map((row) => ({
     ...row,
-    columns: Array.isArray(row.columns) ? row.columns : row.columns.replace(/^\{|\}$/g, '').split(',').filter(Boolean),
+    columns: pgArray(row.columns),
   }));
+  const foreignRows = await database.handle.rows<{ child: string; childColumns: string[] | string; parent: string; parentColumns: string[] | string }>(sql`
+    select c.relname as child, p.relname as parent,
+           array(select a.attname::text from unnest(k.conkey) with ordinality u(n, i) join pg_attribute a on a.attrelid = k.conrelid and a.attnum = u.n order by u.i) as "childColumns",
+           array(select a.attname::text from unnest(k.confkey) with ordinality u(n, i) join pg_attribute a on a.attrelid = k.confrelid and a.attnum = u.n order by u.i) as "parentColumns"
+    from pg_constraint k join pg_class c on c.oid = k.conrelid join pg_class p on p.oid = k.confrelid
+    join pg_namespace n on n.oid = c.relnamespace
+    where k.contype = 'f' and n.nspname = current_schema() and not c.relispartition and k.conparentid = 0`);
+  foreignKeys = foreignRows.map((row) => ({ ...row, childColumns: pgArray(row.childColumns), parentColumns: pgArray(row.parentColumns) }));
 }, 120_000);
+
+/** PGlite returns a text array as its literal. */
+function pgArray(value: string[] | string): string[] {
+  return Array.isArray(value) ? value : value.replace(/^\{|\}$/g, '').split(',').filter(Boolean);
+}
 
 afterAll(async () => {
   await database?.dispose();
@@ -99,4 +116,31 @@ test('every unique key of a distributed table includes its distribution column, 
 
 test('the reference tables are named', () => {
   expect(REFERENCE_TABLES).toEqual(expect.arrayContaining(['brands', 'tracker_stock', 'benefit_parameters', 'accounts']));
+});
+
+/** Whether Citus could keep this foreign key: into a reference table, within the coordinator, or within one co-location group on its column. */
+function keepable(key: (typeof foreignKeys)[number]): boolean {
+  const child = TABLE_PLACEMENT[key.child];
+  const parent = TABLE_PLACEMENT[key.parent];
+  if (!child || !parent || child === 'account-pending' || parent === 'account-pending') return false;
+  if (parent.kind === 'reference') return true;
+  if (parent.kind === 'coordinator') return child.kind === 'coordinator';
+  if (child.kind !== parent.kind) return false;
+  const at = key.childColumns.indexOf(child.column);
+  return at >= 0 && key.parentColumns[at] === parent.column;
+}
+
+test('every foreign key stays where Citus can check it, but for the listed ones', () => {
+  const rework = foreignKeys.filter((key) => !keepable(key)).map((key) => `${key.child}(${key.childColumns.join(',')})->${key.parent}`);
+  expect([...new Set(rework)].sort()).toEqual([...FOREIGN_KEYS_TO_REWORK].sort());
+});
+
+test('a reference kept without a foreign key exists and has none', () => {
+  const problems: string[] = [];
+  for (const reference of Object.keys(UNCONSTRAINED_REFERENCES)) {
+    const [table = '', column = ''] = reference.split('.');
+    if (!has(table, column)) problems.push(`${reference} does not exist`);
+    if (foreignKeys.some((key) => key.child === table && key.childColumns.includes(column))) problems.push(`${reference} still has a foreign key`);
+  }
+  expect(problems).toEqual([]);
 });

@@ -93,6 +93,117 @@ export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
   'users',
 ];
 
+/**
+ * Foreign keys Citus could not keep as they are: between two distributed tables a foreign key must join rows of one
+ * co-location group on their distribution column (`(unit_id, account_id) REFERENCES units (id, account_id)`), and a
+ * reference table cannot point into a distributed one. Written `child(columns)->parent`. The test fails if one of them
+ * is fixed and still listed here, or if a new one appears; the list may only shrink.
+ */
+export const FOREIGN_KEYS_TO_REWORK: readonly string[] = [
+  "alarm_deliveries(alarm_id)->alarms",
+  "alarm_receiver_ble_units(ble_device_id)->ble_devices",
+  "alarm_receiver_ble_units(receiver_id)->alarm_receivers",
+  "alarm_receiver_units(receiver_id)->alarm_receivers",
+  "alarm_receiver_units(unit_id)->units",
+  "alarm_receivers(member_id)->users",
+  "benefit_cars(holder_user_id)->users",
+  "benefit_cars(unit_id)->units",
+  "benefit_cars(updated_by)->users",
+  "ble_devices(paired_unit_id)->units",
+  "bookings(created_by)->users",
+  "bookings(driver_id)->users",
+  "bookings(unit_id)->units",
+  "bookings(updated_by)->users",
+  "bulk_jobs(created_by)->users",
+  "device_commands(requested_by)->users",
+  "device_commands(unit_id)->units",
+  "geofence_deactivations(geofence_id)->geofences",
+  "geofence_events(geofence_id)->geofences",
+  "geofence_events(unit_id)->units",
+  "geofence_state(geofence_id)->geofences",
+  "geofence_state(unit_id)->units",
+  "geofence_unit_marks(unit_id)->units",
+  "geofence_units(geofence_id)->geofences",
+  "geofence_units(unit_id)->units",
+  "geofences(created_by)->users",
+  "password_resets(user_id)->users",
+  "place_rules(other_place_id)->places",
+  "place_rules(place_id)->places",
+  "place_units(place_id)->places",
+  "place_units(unit_id)->units",
+  "places(created_by)->users",
+  "purpose_settings(changed_by)->users",
+  "purposes(created_by)->users",
+  "push_subscriptions(user_id)->users",
+  "report_frequency_denials(denied_by)->users",
+  "report_frequency_denials(user_id)->users",
+  "sessions(acting_account_id)->accounts",
+  "sessions(user_id)->users",
+  "tracker_stock(added_by)->users",
+  "trip_attest_log(by_user_id)->users",
+  "trip_attest_log(user_id)->users",
+  "trip_attest_reminders(user_id)->users",
+  "trip_attests(attested_by)->users",
+  "trip_attests(changed_by)->users",
+  "trip_attests(user_id)->users",
+  "trip_detector_state(unit_id)->units",
+  "trip_driver_checkins(checked_in_by)->users",
+  "trip_driver_checkins(checked_out_by)->users",
+  "trip_driver_checkins(unit_id)->units",
+  "trip_driver_checkins(user_id)->users",
+  "trip_merge_parts(merged_by)->users",
+  "trip_merge_parts(unit_id)->units",
+  "trip_unit_settings(unit_id)->units",
+  "trips(driver_user_id)->users",
+  "trips(unit_id)->units",
+  "trusted_browsers(user_id)->users",
+  "two_factor_challenges(user_id)->users",
+  "unit_access(granted_by)->users",
+  "unit_access(unit_id)->units",
+  "unit_access(user_id)->users",
+  "unit_engine_hours(unit_id)->units",
+  "unit_images(unit_id)->units",
+  "unit_images(uploaded_by)->users",
+  "unit_lock_log(locker_id)->users",
+  "unit_lock_log(unit_id)->units",
+  "unit_lock_log(user_id)->users",
+  "unit_meter_calibrations(set_by)->users",
+  "unit_meter_calibrations(unit_id)->units",
+  "unit_name_history(changed_by)->users",
+  "unit_name_history(unit_id)->units",
+  "unit_object_descriptions(unit_id)->units",
+  "unit_object_descriptions(updated_by)->users",
+  "unit_onboarding(unit_id)->units",
+  "unit_registration_changes(changed_by)->users",
+  "unit_registration_changes(unit_id)->units",
+  "unit_setting_requests(requested_by)->users",
+  "unit_setting_requests(unit_id)->units",
+  "unit_state(unit_id)->units",
+  "unit_tags(tag_id)->tags",
+  "unit_tags(unit_id)->units",
+  "unit_theft_mode(switched_by)->users",
+  "unit_theft_mode(unit_id)->units",
+  "unit_theft_reports(unit_id)->units",
+  "unit_theft_reports(updated_by)->users",
+  "unit_tracker_history(replaced_by)->users",
+  "unit_tracker_history(unit_id)->units",
+  "units(department_id)->departments",
+  "units(feature_profile_id)->feature_profiles",
+  "units(locked_by)->users",
+  "units(project_id)->projects",
+  "user_invitations(user_id)->users",
+  "user_preferences(user_id)->users",
+  "users(department_id)->departments",
+];
+
+/**
+ * Columns that name a row of a distributed table without a foreign key, because no key could check them on a
+ * distributed PostgreSQL: the row may sit in another account (a reseller's user acting in a customer's account) or in
+ * the other co-location group (per-unit state naming its unit or zone). `table.column` and what stands in for the key.
+ * The test checks each still exists and has no foreign key.
+ */
+export const UNCONSTRAINED_REFERENCES: Readonly<Record<string, string>> = {};
+
 /** Every table of the schema (partitions follow their parent) and where it goes. */
 export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pending'>> = {
   // reference tables: brands, tracker models and stock, parameters, the account tree
