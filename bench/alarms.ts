@@ -116,7 +116,7 @@ async function seedReceiver(account: number, userId: number, units: number[]): P
      VALUES ($1, $2, 'Alva Larm', 'alarms@bench.example', '46', '701112233', true, true, false) RETURNING id`,
     [account, userId],
   );
-  await database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u', [receiver!.id, units]);
+  await database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id, account_id) SELECT r.id, u, r.account_id FROM alarm_receivers r, unnest($2::int[]) AS u WHERE r.id = $1', [receiver!.id, units]);
 }
 
 // --- Prime: two fixes inside each zone (the first side a unit is confirmed on is no crossing).

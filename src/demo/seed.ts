@@ -300,8 +300,8 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
            VALUES ($1, $2, $3, $4, $5, $6, $7, true, $8) RETURNING id`,
           [accountId, receiver.memberId, receiver.name, receiver.email, receiver.phone ? '46' : null, receiver.phone, receiver.push, receiver.functionAlarm],
         );
-        await query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u', [row!.id, receiver.units]);
-        await query('INSERT INTO alarm_receiver_ble_units (receiver_id, ble_device_id) SELECT $1, b FROM unnest($2::int[]) AS b', [
+        await query('INSERT INTO alarm_receiver_units (receiver_id, unit_id, account_id) SELECT r.id, u, r.account_id FROM alarm_receivers r, unnest($2::int[]) AS u WHERE r.id = $1', [row!.id, receiver.units]);
+        await query('INSERT INTO alarm_receiver_ble_units (receiver_id, ble_device_id, account_id) SELECT r.id, b, r.account_id FROM alarm_receivers r, unnest($2::int[]) AS b WHERE r.id = $1', [
           row!.id,
           tags.map((tag) => tag.id),
         ]);

@@ -602,7 +602,7 @@ describe('operating hours and the checked-in driver', () => {
     const olle = await ordinaryUser(admin, 'Olle');
     const unitId = await addUnit(suite.server, admin.accountId, imei(), 'Traktor');
     await suite.server.database.rows(sql`insert into unit_engine_hours (unit_id, counted_s, tracker_s) values (${unitId}, 0, ${1234.5 * 3600})`);
-    await suite.server.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${unitId}, ${olle.id}, now())`);
+    await suite.server.database.rows(sql`insert into trip_driver_checkins (unit_id, account_id, user_id, checked_in_at) select id, account_id, ${olle.id}, now() from units where id = ${unitId}`);
     const shown = ['name', 'driver', 'operatingHours'];
     const view = { sorting: [{ id: 'name', desc: false }], hidden: UNIT_LIST_COLUMNS.filter((column) => !shown.includes(column)) };
     await suite.server.database.rows(sql`insert into user_preferences (user_id, account_id, key, value, updated_at)

@@ -177,5 +177,5 @@ async function setUpReceiver(unitId: number): Promise<void> {
      VALUES ($1, $2, 'Test Admin', $3, '47', '41234567', true, true, false) RETURNING id`,
     [admin.accountId, admin.userId, admin.email],
   );
-  await app.database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) VALUES ($1, $2)', [receiver!.id, unitId]);
+  await app.database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id, account_id) SELECT id, $2, account_id FROM alarm_receivers WHERE id = $1', [receiver!.id, unitId]);
 }

@@ -271,7 +271,7 @@ async function scenario(natsUrl: string | undefined): Promise<void> {
       `INSERT INTO alarm_receivers (account_id, member_id, name, email, security_alarm, function_alarm) VALUES ($1, $2, $3, $4, true, false) RETURNING id`,
       [accountId, member, name, address],
     );
-    await db.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) VALUES ($1, $2)', [receiver!.id, gt06!.id]);
+    await db.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id, account_id) SELECT id, $2, account_id FROM alarm_receivers WHERE id = $1', [receiver!.id, gt06!.id]);
   }
   await db.query(
     `INSERT INTO report_schedules (account_id, created_by, name, kind, scope, frequency, format, recipient_emails, next_run_at)

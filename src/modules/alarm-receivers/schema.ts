@@ -24,8 +24,9 @@ export const alarmReceiverUnits = pgTable(
   {
     receiverId: integer('receiver_id').notNull(),
     unitId: integer('unit_id').notNull(),
+    accountId: integer('account_id').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.receiverId, table.unitId] })],
+  (table) => [primaryKey({ columns: [table.receiverId, table.unitId, table.accountId] })],
 );
 
 export const alarmReceiverBleUnits = pgTable(
@@ -33,8 +34,9 @@ export const alarmReceiverBleUnits = pgTable(
   {
     receiverId: integer('receiver_id').notNull(),
     bleDeviceId: integer('ble_device_id').notNull(),
+    accountId: integer('account_id').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.receiverId, table.bleDeviceId] })],
+  (table) => [primaryKey({ columns: [table.receiverId, table.bleDeviceId, table.accountId] })],
 );
 
 /** Per account: alarm language and time zone, and the SMS credits left. */

@@ -221,13 +221,13 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
 
   async function linkUnits(query: Querier, receiverId: number, unitIds: number[], bleIds: number[]): Promise<void> {
     if (unitIds.length > 0) {
-      await query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) SELECT $1, u FROM unnest($2::int[]) AS u ON CONFLICT DO NOTHING', [
+      await query('INSERT INTO alarm_receiver_units (receiver_id, unit_id, account_id) SELECT r.id, u, r.account_id FROM alarm_receivers r, unnest($2::int[]) AS u WHERE r.id = $1 ON CONFLICT DO NOTHING', [
         receiverId,
         [...new Set(unitIds)],
       ]);
     }
     if (bleIds.length > 0) {
-      await query('INSERT INTO alarm_receiver_ble_units (receiver_id, ble_device_id) SELECT $1, b FROM unnest($2::int[]) AS b ON CONFLICT DO NOTHING', [
+      await query('INSERT INTO alarm_receiver_ble_units (receiver_id, ble_device_id, account_id) SELECT r.id, b, r.account_id FROM alarm_receivers r, unnest($2::int[]) AS b WHERE r.id = $1 ON CONFLICT DO NOTHING', [
         receiverId,
         [...new Set(bleIds)],
       ]);

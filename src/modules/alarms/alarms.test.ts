@@ -101,7 +101,7 @@ beforeAll(async () => {
     [admin.accountId, admin.userId, admin.email],
   );
   receiverId = receiver!.id;
-  await app.database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) VALUES ($1, $2), ($1, $3)', [receiverId, unitA, unitB]);
+  await app.database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id, account_id) SELECT r.id, u, r.account_id FROM alarm_receivers r, unnest(ARRAY[$2, $3]::int[]) AS u WHERE r.id = $1', [receiverId, unitA, unitB]);
   const subscribed = await app.call('POST', '/api/notifications/push/subscriptions', { token: adminToken, body: push.subscribe() });
   expect(subscribed.status).toBe(200);
 }, 240_000);

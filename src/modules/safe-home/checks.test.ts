@@ -80,7 +80,7 @@ beforeAll(async () => {
      VALUES ($1, $2, 'Test Admin', $3, NULL, NULL, false, false, true) RETURNING id`,
     [admin.accountId, admin.userId, admin.email],
   );
-  await app.database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id) VALUES ($1, $2)', [receiver!.id, car.id]);
+  await app.database.query('INSERT INTO alarm_receiver_units (receiver_id, unit_id, account_id) SELECT id, $2, account_id FROM alarm_receivers WHERE id = $1', [receiver!.id, car.id]);
 }, 60_000);
 
 afterAll(async () => {

@@ -95,9 +95,9 @@ describe('GET /api/tracking/units', () => {
       with t as (insert into tags (account_id, name) values (${a.accountId}, 'Stockholm'), (${a.accountId}, 'Kyl, frys') returning id, account_id)
       insert into unit_tags (unit_id, tag_id, account_id) select ${van}, id, account_id from t`);
     // The driver checked in on the van in the trip log; another company's driver on its own car never shows.
-    await app.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${van}, ${a.userId}, now())`);
+    await app.database.rows(sql`insert into trip_driver_checkins (unit_id, account_id, user_id, checked_in_at) select id, account_id, ${a.userId}, now() from units where id = ${van}`);
     await app.database.rows(sql`update users set first_name = 'Foreign', last_name = 'Driver' where id = ${b.userId}`);
-    await app.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${foreign}, ${b.userId}, now())`);
+    await app.database.rows(sql`insert into trip_driver_checkins (unit_id, account_id, user_id, checked_in_at) select id, account_id, ${b.userId}, now() from units where id = ${foreign}`);
     const result = await app.call<TrackedUnitList>('GET', '/api/tracking/units', { token: await app.login(a) });
     expect(result.status).toBe(200);
     // Where the server's time went, for the browser's developer tools and bench:map.

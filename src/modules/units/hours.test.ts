@@ -104,7 +104,7 @@ describe('checked-in driver in the unit list', () => {
       values (${accountId}, ${`driver-${unit}@example.com`}, 'x', 'Dora', 'Driver', 'user') returning id`);
     const row = async () => (await app.call<UnitView[]>('GET', '/api/units', { token })).body.data!.find((entry) => entry.ID === unit)!;
     expect((await row()).CheckedInDriver).toBeNull();
-    await app.database.rows(sql`insert into trip_driver_checkins (unit_id, user_id, checked_in_at) values (${unit}, ${driver!.id}, now())`);
+    await app.database.rows(sql`insert into trip_driver_checkins (unit_id, account_id, user_id, checked_in_at) select id, account_id, ${driver!.id}, now() from units where id = ${unit}`);
     expect((await row()).CheckedInDriver).toEqual({ id: driver!.id, name: 'Dora Driver' });
     await app.database.rows(sql`update trip_driver_checkins set checked_out_at = now() where unit_id = ${unit}`);
     expect((await row()).CheckedInDriver).toBeNull();
