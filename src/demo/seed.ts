@@ -71,11 +71,14 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
         `INSERT INTO tracker_stock (imei, model, protocol, subsite_id) VALUES ($1, $2, $3, 0) ON CONFLICT (imei) DO NOTHING`,
         [imei, kind.model, protocol],
       );
+      // An IMEI is registered once across every account (the key (imei, account_id) alone would allow one per account).
       const [unit] = await query<{ id: number }>(
-        `INSERT INTO units (account_id, imei, name, registration_number, model, protocol, vehicle_type)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (imei) DO UPDATE SET imei = EXCLUDED.imei
-         RETURNING id`,
+        `WITH registered AS (SELECT id FROM units WHERE imei = $2),
+         added AS (
+           INSERT INTO units (account_id, imei, name, registration_number, model, protocol, vehicle_type)
+           SELECT $1, $2, $3, $4, $5, $6, $7 WHERE NOT EXISTS (SELECT 1 FROM registered)
+           RETURNING id)
+         SELECT id FROM registered UNION ALL SELECT id FROM added`,
         [accountId, imei, `${kind.name} ${index + 1}`, plate(index), kind.model, protocol, kind.vehicleType],
       );
       devices.push({ unitId: unit!.id, imei, protocol });
@@ -88,16 +91,19 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
       [boatImei],
     );
     const [boat] = await query<{ id: number; created: boolean }>(
-      `INSERT INTO units (account_id, imei, name, registration_number, model, protocol, vehicle_type, device_kind, marker_icon, operating_mode)
-       VALUES ($1, $2, 'Buster XL', 'SE4711', 'Scout v2', 'teltonika', 'motorboat', 'battery', 'boat', 'theft')
-       ON CONFLICT (imei) DO UPDATE SET imei = EXCLUDED.imei
-       RETURNING id, (xmax = 0) AS created`,
+      `WITH registered AS (SELECT id FROM units WHERE imei = $2),
+       added AS (
+         INSERT INTO units (account_id, imei, name, registration_number, model, protocol, vehicle_type, device_kind, marker_icon, operating_mode)
+         SELECT $1, $2, 'Buster XL', 'SE4711', 'Scout v2', 'teltonika', 'motorboat', 'battery', 'boat', 'theft'
+         WHERE NOT EXISTS (SELECT 1 FROM registered)
+         RETURNING id)
+       SELECT id, false AS created FROM registered UNION ALL SELECT id, true AS created FROM added`,
       [accountId, boatImei],
     );
     if (boat!.created) {
       await query(
         `INSERT INTO unit_theft_mode (unit_id, account_id, state, previous_mode, cause, since, watched_until, updated_at)
-         VALUES ($1, $2, 'on', '24h', 'manual', now(), now(), now()) ON CONFLICT (unit_id) DO NOTHING`,
+         VALUES ($1, $2, 'on', '24h', 'manual', now(), now(), now()) ON CONFLICT (unit_id, account_id) DO NOTHING`,
         [boat!.id, accountId],
       );
     }
@@ -514,7 +520,7 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
         await query(
           `INSERT INTO benefit_cars (unit_id, account_id, powertrain, list_price, extra_equipment, first_registered, vehicle_tax, holder_user_id)
            SELECT $1, $2, $3, $4, $5, $6::date, $7, u.id FROM users u WHERE u.account_id = $2 AND u.email = $8
-           ON CONFLICT (unit_id) DO NOTHING`,
+           ON CONFLICT (unit_id, account_id) DO NOTHING`,
           [unitId, accountId, car.powertrain, car.listPrice, car.equipment, car.firstRegistered, car.vehicleTax, car.holder === 'admin' ? email : `driver.${email}`],
         );
       }

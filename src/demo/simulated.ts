@@ -38,8 +38,10 @@ export async function registerSimulatedUnits(
         owner.subsite_id,
       ]);
       const rows = await query(
+        // An IMEI is unique across accounts, which the key (imei, account_id) alone does not say: look in every account.
         `INSERT INTO units (account_id, imei, name, model, protocol, vehicle_type)
-         VALUES ($1, $2, $3, 'FMB920', $4, 'passenger_car') ON CONFLICT (imei) DO NOTHING RETURNING id`,
+         SELECT $1, $2, $3, 'FMB920', $4, 'passenger_car' WHERE NOT EXISTS (SELECT 1 FROM units WHERE imei = $2)
+         ON CONFLICT (imei, account_id) DO NOTHING RETURNING id`,
         [owner.account_id, imei, `Simulated ${index + 1}`, protocol],
       );
       added += rows.length;

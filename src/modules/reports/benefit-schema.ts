@@ -19,7 +19,7 @@ export const benefitParameters = pgTable(
 );
 
 export const benefitCars = pgTable('benefit_cars', {
-  unitId: integer('unit_id').primaryKey(),
+  unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   country: text('country', { enum: ['SE', 'NO', 'GB'] }),
   powertrain: text('powertrain').notNull(),
@@ -38,7 +38,7 @@ export const benefitCars = pgTable('benefit_cars', {
   engineCc: integer('engine_cc'),
   updatedBy: integer('updated_by'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.unitId, table.accountId] })]);
 
 /** Migration 0460: CO2 per litre (kWh) of fuel per fuel type, country and year, with its basis and source (co2.ts). */
 export const co2Factors = pgTable(

@@ -277,7 +277,7 @@ export function createBenefitService(platform: Platform, deps: BenefitDeps) {
       await db
         .insert(benefitCars)
         .values({ unitId, ...values })
-        .onConflictDoUpdate({ target: benefitCars.unitId, set: values });
+        .onConflictDoUpdate({ target: [benefitCars.unitId, benefitCars.accountId], set: values });
       return service.car(actor, unitId);
     },
 

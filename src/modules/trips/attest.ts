@@ -225,7 +225,7 @@ export function createTripAttest(platform: Platform) {
         await query(
           `INSERT INTO trip_attests (account_id, user_id, period, from_time, to_time, status, note, attested_by, attested_at, changed_by, changed_at)
            VALUES ($1, $2, $3, $4::timestamptz, $5::timestamptz, 'attested', $6, $7, $8::timestamptz, $7, $8::timestamptz)
-           ON CONFLICT (user_id, period) DO UPDATE SET status = 'attested', note = EXCLUDED.note, attested_by = EXCLUDED.attested_by,
+           ON CONFLICT (user_id, period, account_id) DO UPDATE SET status = 'attested', note = EXCLUDED.note, attested_by = EXCLUDED.attested_by,
              attested_at = EXCLUDED.attested_at, changed_by = EXCLUDED.changed_by, changed_at = EXCLUDED.changed_at`,
           [actor.accountId, user.id, input.period, from.toISOString(), to.toISOString(), note, actor.userId, at],
         );

@@ -30,7 +30,7 @@ export const tripDetectorState = pgTable('trip_detector_state', {
 });
 
 export const trips = pgTable('trips', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserial('id', { mode: 'number' }).notNull(),
   unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   startTime: timestamp('start_time', { withTimezone: true }).notNull(),
@@ -60,4 +60,4 @@ export const trips = pgTable('trips', {
   detection: text('detection', { enum: ['ignition', 'motion'] }).notNull(),
   pointCount: integer('point_count').notNull(),
   detectedAt: timestamp('detected_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);

@@ -44,7 +44,7 @@ export interface WorkingHoursValue {
 }
 
 export const units = pgTable('units', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   accountId: integer('account_id').notNull(),
   imei: varchar('imei', { length: 15 }).notNull(),
   name: text('name').notNull(),
@@ -85,7 +85,7 @@ export const units = pgTable('units', {
   lockedBy: integer('locked_by'),
   lockedAt: timestamp('locked_at', { withTimezone: true }),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export type UnitRow = typeof units.$inferSelect;
 
@@ -100,27 +100,27 @@ export const unitTags = pgTable(
 );
 
 export const unitNameHistory = pgTable('unit_name_history', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   previousName: text('previous_name').notNull(),
   name: text('name').notNull(),
   changedBy: integer('changed_by'),
   changedAt: timestamp('changed_at', { withTimezone: true }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const unitRegistrationChanges = pgTable('unit_registration_changes', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   previousNumber: text('previous_number').notNull(),
   registrationNumber: text('registration_number').notNull(),
   changedBy: integer('changed_by'),
   changedAt: timestamp('changed_at', { withTimezone: true }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const unitMeterCalibrations = pgTable('unit_meter_calibrations', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   kind: text('kind', { enum: ['odometer', 'hours'] }).notNull(),
@@ -128,17 +128,17 @@ export const unitMeterCalibrations = pgTable('unit_meter_calibrations', {
   sourceValue: doublePrecision('source_value'),
   setBy: integer('set_by'),
   setAt: timestamp('set_at', { withTimezone: true }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const unitLockLog = pgTable('unit_lock_log', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   action: text('action', { enum: ['locked', 'unlocked'] }).notNull(),
   userId: integer('user_id'),
   lockerId: integer('locker_id'),
   at: timestamp('at', { withTimezone: true }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export interface LinkValue {
   name: string;
@@ -217,7 +217,7 @@ export const unitSettingRequests = pgTable('unit_setting_requests', {
 }, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const unitTrackerHistory = pgTable('unit_tracker_history', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   previousImei: varchar('previous_imei', { length: 15 }).notNull(),
@@ -226,7 +226,7 @@ export const unitTrackerHistory = pgTable('unit_tracker_history', {
   model: text('model').notNull(),
   replacedBy: integer('replaced_by'),
   replacedAt: timestamp('replaced_at', { withTimezone: true }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const reportFrequencyDenials = pgTable(
   'report_frequency_denials',
@@ -273,7 +273,7 @@ export const unitOnboarding = pgTable('unit_onboarding', {
 
 /** Spec §4 theft mode of a unit: the switch, the mode to restore, and how far its positions were published as security events. */
 export const unitTheftMode = pgTable('unit_theft_mode', {
-  unitId: integer('unit_id').primaryKey(),
+  unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   state: text('state', { enum: ['off', 'pending-on', 'on', 'pending-off'] }).notNull(),
   previousMode: text('previous_mode', { enum: ['24h', '8h', '1h', 'realtime'] }),
@@ -286,4 +286,4 @@ export const unitTheftMode = pgTable('unit_theft_mode', {
   watchedUntil: timestamp('watched_until', { withTimezone: true }),
   switchedBy: integer('switched_by'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.unitId, table.accountId] })]);

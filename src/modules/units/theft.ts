@@ -81,7 +81,7 @@ export function createTheftMode(core: UnitCore, queue: SettingQueue) {
     await tx(
       `INSERT INTO unit_theft_mode (unit_id, account_id, state, previous_mode, cause, geofence_id, geofence_name, since, request_id, failed, watched_until, switched_by, updated_at)
        VALUES ($1, $2, 'pending-on', $3, $4, $5, $6, $7, $8, false, $7, $9, $7)
-       ON CONFLICT (unit_id) DO UPDATE SET state = 'pending-on', previous_mode = $3, cause = $4, geofence_id = $5, geofence_name = $6, since = $7,
+       ON CONFLICT (unit_id, account_id) DO UPDATE SET state = 'pending-on', previous_mode = $3, cause = $4, geofence_id = $5, geofence_name = $6, since = $7,
          request_id = $8, failed = false, watched_until = $7, switched_by = $9, updated_at = $7`,
       [
         unit.id,
