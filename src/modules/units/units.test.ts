@@ -430,6 +430,25 @@ describe('add terminal (spec §2 /administration/add-terminal, §5 IMEI rules)',
     expect(await errorOf({ imei })).toEqual([422, { imei: ['This IMEI is already in use.'] }]);
   });
 
+  test('an IMEI is one unit across accounts: another account cannot add it, and of two accounts adding it at once one wins', async () => {
+    // The key (imei, account_id) allows the IMEI once per account; the stock row's lock keeps it once in all.
+    const first = await app.login(await app.createAccount({ subsiteId: 2 }));
+    const second = await app.login(await app.createAccount({ subsiteId: 2 }));
+    const used = nextImei('35800016');
+    await app.services.units.addStock({ imeis: [used], model: 'FMB920', protocol: 'teltonika', subsiteID: 2 }, null);
+    expect((await app.call('POST', '/api/admin/units', { token: first, body: { imei: used } })).status).toBe(200);
+    const refused = await app.call('POST', '/api/admin/units', { token: second, body: { imei: used } });
+    expect([refused.status, refused.body.errors]).toEqual([422, { imei: ['This IMEI is already in use.'] }]);
+
+    const raced = nextImei('35800016');
+    await app.services.units.addStock({ imeis: [raced], model: 'FMB920', protocol: 'teltonika', subsiteID: 2 }, null);
+    const results = await Promise.all([first, second].map((token) => app.call('POST', '/api/admin/units', { token, body: { imei: raced } })));
+    expect(results.map((result) => result.status).sort()).toEqual([200, 422]);
+    const registered = await app.database.query<{ n: string }>('SELECT count(*) AS n FROM units WHERE imei = $1', [used]);
+    const racedUnits = await app.database.query<{ n: string }>('SELECT count(*) AS n FROM units WHERE imei = $1', [raced]);
+    expect([Number(registered[0]!.n), Number(racedUnits[0]!.n)]).toEqual([1, 1]);
+  });
+
   test('the first position is awaited: none until the tracker reports, then where it is', async () => {
     const admin = await app.createAccount();
     const token = await app.login(admin);
