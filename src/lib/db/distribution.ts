@@ -51,28 +51,15 @@ export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {
  * fails if one of them is fixed and still listed here, or if a new table joins them.
  */
 export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
-  'alarm_ble_sightings', // keyed by the tag: re-pairing moves its row to another unit
-  'alarm_deliveries',
-  'alarm_receivers',
-  'alarms',
-  'alert_numbers',
   'audit_entries',
   'benefit_cars',
-  'ble_devices',
   'bookings',
   'bulk_jobs',
   'departments',
   'feature_profiles',
-  'geofence_events',
-  'geofences',
-  'notification_attempts',
-  'places',
   'projects',
   'purposes',
   'push_subscriptions',
-  'report_schedules',
-  'safe_home_checks',
-  'safe_homes',
   'tags',
   'trip_attest_log',
   'trip_attests',
@@ -95,10 +82,6 @@ export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
  * is fixed and still listed here, or if a new one appears; the list may only shrink.
  */
 export const FOREIGN_KEYS_TO_REWORK: readonly string[] = [
-  "alarm_deliveries(alarm_id)->alarms",
-  "alarm_receiver_ble_units(ble_device_id)->ble_devices",
-  "alarm_receiver_ble_units(receiver_id)->alarm_receivers",
-  "alarm_receiver_units(receiver_id)->alarm_receivers",
   "alarm_receiver_units(unit_id)->units",
   "alarm_receivers(member_id)->users",
   "benefit_cars(holder_user_id)->users",
@@ -112,19 +95,12 @@ export const FOREIGN_KEYS_TO_REWORK: readonly string[] = [
   "bulk_jobs(created_by)->users",
   "device_commands(requested_by)->users",
   "device_commands(unit_id)->units",
-  "geofence_deactivations(geofence_id)->geofences",
-  "geofence_events(geofence_id)->geofences",
   "geofence_events(unit_id)->units",
-  "geofence_state(geofence_id)->geofences",
   "geofence_state(unit_id)->units",
   "geofence_unit_marks(unit_id)->units",
-  "geofence_units(geofence_id)->geofences",
   "geofence_units(unit_id)->units",
   "geofences(created_by)->users",
   "password_resets(user_id)->users",
-  "place_rules(other_place_id)->places",
-  "place_rules(place_id)->places",
-  "place_units(place_id)->places",
   "place_units(unit_id)->units",
   "places(created_by)->users",
   "purpose_settings(changed_by)->users",
@@ -203,6 +179,7 @@ export const UNCONSTRAINED_REFERENCES: Readonly<Record<string, string>> = {
   // naming a user, a department, a profile, a project or a tag
 
   // naming a zone, a place, an alarm, a receiver or a BLE tag
+  'geofence_state.geofence_id': 'per-unit state (distributed by unit): deleting a zone deletes its state rows in the same transaction',
 
 };
 
