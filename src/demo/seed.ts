@@ -277,7 +277,7 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
     ];
     for (const [mac, name, serial, kind, pairedUnitId] of bleTags) {
       await query(
-        `INSERT INTO ble_devices (account_id, mac, name, serial_number, kind, paired_unit_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (mac) DO NOTHING`,
+        `INSERT INTO ble_devices (account_id, mac, name, serial_number, kind, paired_unit_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (mac, account_id) DO NOTHING`,
         [accountId, mac, name, serial, kind, pairedUnitId ?? null],
       );
     }

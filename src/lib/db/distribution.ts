@@ -51,26 +51,13 @@ export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {
  * fails if one of them is fixed and still listed here, or if a new table joins them.
  */
 export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
-  'alarm_ble_sightings', // keyed by the tag: re-pairing moves its row to another unit
-  'alarm_deliveries',
-  'alarm_receivers',
-  'alarms',
-  'alert_numbers',
   'audit_entries',
-  'ble_devices',
   'bulk_jobs',
   'departments',
   'feature_profiles',
-  'geofence_events',
-  'geofences',
-  'notification_attempts',
-  'places',
   'projects',
   'purposes',
   'push_subscriptions',
-  'report_schedules',
-  'safe_home_checks',
-  'safe_homes',
   'tags',
   'users',
 ];
@@ -82,10 +69,6 @@ export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
  * is fixed and still listed here, or if a new one appears; the list may only shrink.
  */
 export const FOREIGN_KEYS_TO_REWORK: readonly string[] = [
-  "alarm_deliveries(alarm_id)->alarms",
-  "alarm_receiver_ble_units(ble_device_id)->ble_devices",
-  "alarm_receiver_ble_units(receiver_id)->alarm_receivers",
-  "alarm_receiver_units(receiver_id)->alarm_receivers",
   "alarm_receivers(member_id)->users",
   "benefit_cars(holder_user_id)->users",
   "benefit_cars(updated_by)->users",
@@ -94,15 +77,8 @@ export const FOREIGN_KEYS_TO_REWORK: readonly string[] = [
   "bookings(updated_by)->users",
   "bulk_jobs(created_by)->users",
   "device_commands(requested_by)->users",
-  "geofence_deactivations(geofence_id)->geofences",
-  "geofence_events(geofence_id)->geofences",
-  "geofence_state(geofence_id)->geofences",
-  "geofence_units(geofence_id)->geofences",
   "geofences(created_by)->users",
   "password_resets(user_id)->users",
-  "place_rules(other_place_id)->places",
-  "place_rules(place_id)->places",
-  "place_units(place_id)->places",
   "places(created_by)->users",
   "purpose_settings(changed_by)->users",
   "purposes(created_by)->users",
@@ -165,6 +141,7 @@ export const UNCONSTRAINED_REFERENCES: Readonly<Record<string, string>> = {
   // naming a user, a department, a profile, a project or a tag
 
   // naming a zone, a place, an alarm, a receiver or a BLE tag
+  'geofence_state.geofence_id': 'per-unit state (distributed by unit): deleting a zone deletes its state rows in the same transaction',
 
 };
 

@@ -3,7 +3,7 @@ import { boolean, integer, pgTable, primaryKey, serial, text, timestamp } from '
 /** Tables of migration 0301. The service uses parameterised SQL; these types document the rows. */
 
 export const alarmReceivers = pgTable('alarm_receivers', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   accountId: integer('account_id').notNull(),
   memberId: integer('member_id'),
   name: text('name').notNull(),
@@ -17,7 +17,7 @@ export const alarmReceivers = pgTable('alarm_receivers', {
   functionAlarm: boolean('function_alarm').notNull().default(true),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const alarmReceiverUnits = pgTable(
   'alarm_receiver_units',
@@ -49,10 +49,10 @@ export const alarmAccountSettings = pgTable('alarm_account_settings', {
 });
 
 export const alertNumbers = pgTable('alert_numbers', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   accountId: integer('account_id').notNull(),
   countryCode: text('country_code').notNull(),
   phone: text('phone').notNull(),
   label: text('label'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);

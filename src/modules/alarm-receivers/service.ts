@@ -359,7 +359,7 @@ export function createAlarmReceiverService(platform: Platform, units: UnitServic
            LEFT JOIN user_directory ud ON ud.id = r.member_id OR (r.email IS NOT NULL AND ud.email = r.email)
            WHERE r.account_id = $1 AND ${classColumn}
              AND EXISTS (SELECT 1 FROM ${links} ru WHERE ru.receiver_id = r.id AND ru.${unitColumn} = ANY($2::int[]))
-           GROUP BY r.id
+           GROUP BY r.id, r.account_id
          )
          SELECT r.*, ru.${unitColumn} AS unit_id FROM r JOIN ${links} ru ON ru.receiver_id = r.id AND ru.${unitColumn} = ANY($2::int[])
          ORDER BY ru.${unitColumn}, r.id`,

@@ -123,3 +123,19 @@ test('a device paired with another account’s unit, or heard by a unit it is no
   expect(rows.find((row) => row.ble_device_id === otherToolId)?.unit_id).toBe(unitId);
   expect(rows.length).toBe(before[0]!.n);
 }, 240_000);
+
+test('a tag re-paired with another unit keeps one sighting: the new unit hearing it replaces the old unit’s', async () => {
+  const crane = await addUnit('Crane', '356307043190003');
+  await report(crane, 50, []);
+  await app.database.query('UPDATE ble_devices SET paired_unit_id = $1 WHERE id = $2', [crane, otherToolId]);
+  await report(crane, 51, [OTHER_MAC]);
+  const rows = await app.database.query<{ unit_id: number; last_seen: Date | string }>('SELECT unit_id, last_seen FROM alarm_ble_sightings WHERE ble_device_id = $1', [otherToolId]);
+  expect(rows.map((row) => ({ unit: row.unit_id, at: new Date(row.last_seen).toISOString() }))).toEqual([{ unit: crane, at: minute(51).toISOString() }]);
+}, 240_000);
+
+test('a tag’s MAC is registered once over every account', async () => {
+  const other = await app.createAccount();
+  await expect(app.services.bleDevices.add(other.accountId, { mac: TOOL_MAC.toLowerCase(), name: 'Borrowed drill', kind: 'beacon' })).rejects.toThrow('already registered');
+  const rows = await app.database.query('SELECT 1 FROM ble_devices WHERE mac = $1', [TOOL_MAC]);
+  expect(rows.length).toBe(1);
+}, 240_000);

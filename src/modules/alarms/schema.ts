@@ -1,9 +1,9 @@
-import { bigint, bigserial, boolean, doublePrecision, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, doublePrecision, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Tables of migration 0310. The service uses parameterised SQL; these types document the rows. */
 
 export const alarms = pgTable('alarms', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserial('id', { mode: 'number' }).notNull(),
   accountId: integer('account_id').notNull(),
   unitId: integer('unit_id').notNull(),
   type: text('type').notNull(),
@@ -21,7 +21,7 @@ export const alarms = pgTable('alarms', {
   /** The BLE device a BLE alarm is about (migration 0480). */
   bleDeviceId: integer('ble_device_id'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const alarmUnitInputs = pgTable('alarm_unit_inputs', {
   unitId: integer('unit_id').primaryKey(),
@@ -33,7 +33,7 @@ export const alarmUnitInputs = pgTable('alarm_unit_inputs', {
 });
 
 export const alarmDeliveries = pgTable('alarm_deliveries', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserial('id', { mode: 'number' }).notNull(),
   accountId: integer('account_id').notNull(),
   alarmId: bigint('alarm_id', { mode: 'number' }).notNull(),
   receiverId: integer('receiver_id'),
@@ -47,12 +47,16 @@ export const alarmDeliveries = pgTable('alarm_deliveries', {
   jobId: bigint('job_id', { mode: 'number' }),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
-/** Migration 0480: when each paired BLE device was last heard by its GPS unit, and whether its absence has alarmed. */
-export const alarmBleSightings = pgTable('alarm_ble_sightings', {
-  bleDeviceId: integer('ble_device_id').primaryKey(),
-  unitId: integer('unit_id').notNull(),
-  lastSeen: timestamp('last_seen', { withTimezone: true }).notNull(),
-  alarmedAt: timestamp('alarmed_at', { withTimezone: true }),
-});
+/** Migration 0480 (keyed by tag and unit since 0580): when each paired BLE device was last heard by its GPS unit, and whether its absence has alarmed. */
+export const alarmBleSightings = pgTable(
+  'alarm_ble_sightings',
+  {
+    bleDeviceId: integer('ble_device_id').notNull(),
+    unitId: integer('unit_id').notNull(),
+    lastSeen: timestamp('last_seen', { withTimezone: true }).notNull(),
+    alarmedAt: timestamp('alarmed_at', { withTimezone: true }),
+  },
+  (table) => [primaryKey({ columns: [table.bleDeviceId, table.unitId] })],
+);

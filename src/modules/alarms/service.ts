@@ -495,14 +495,22 @@ export async function createAlarmService(
     }
     if (heard.size === 0) return;
     await query(
-      `INSERT INTO alarm_ble_sightings (ble_device_id, unit_id, last_seen)
-       SELECT d.id, d.paired_unit_id, max(to_timestamp(h.ms / 1000.0))
-       FROM jsonb_to_recordset($1::jsonb) AS h(unit_id int, mac text, ms float8)
-       JOIN ble_device_directory d ON d.mac = h.mac AND d.paired_unit_id = h.unit_id
-       GROUP BY d.id, d.paired_unit_id
-       ORDER BY d.id
-       ON CONFLICT (ble_device_id) DO UPDATE SET unit_id = EXCLUDED.unit_id, last_seen = EXCLUDED.last_seen, alarmed_at = NULL
-         WHERE EXCLUDED.last_seen > alarm_ble_sightings.last_seen OR EXCLUDED.unit_id <> alarm_ble_sightings.unit_id`,
+      // A sighting is kept per tag and unit (distributed by unit); a tag heard by the unit it was re-paired with drops
+      // its old unit's row, so each tag has one sighting, by its GPS unit.
+      `WITH heard AS (
+         SELECT d.id, d.paired_unit_id, max(to_timestamp(h.ms / 1000.0)) AS last_seen
+         FROM jsonb_to_recordset($1::jsonb) AS h(unit_id int, mac text, ms float8)
+         JOIN ble_device_directory d ON d.mac = h.mac AND d.paired_unit_id = h.unit_id
+         GROUP BY d.id, d.paired_unit_id
+       ),
+       moved AS (
+         DELETE FROM alarm_ble_sightings s USING heard WHERE s.ble_device_id = heard.id AND s.unit_id <> heard.paired_unit_id
+       )
+       INSERT INTO alarm_ble_sightings (ble_device_id, unit_id, last_seen)
+       SELECT id, paired_unit_id, last_seen FROM heard
+       ORDER BY id
+       ON CONFLICT (ble_device_id, unit_id) DO UPDATE SET last_seen = EXCLUDED.last_seen, alarmed_at = NULL
+         WHERE EXCLUDED.last_seen > alarm_ble_sightings.last_seen`,
       [JSON.stringify([...heard.values()].map((entry) => ({ unit_id: entry.unitId, mac: entry.mac, ms: entry.ms })))],
     );
   }
@@ -518,7 +526,7 @@ export async function createAlarmService(
     return database.transaction(async (tx) => {
       const due = await tx<{ ble_device_id: number; unit_id: number; account_id: number; name: string; mac: string; last_seen: Date | string; lat: number; lon: number; valid: boolean }>(
         `WITH due AS (
-           SELECT s.ble_device_id FROM alarm_ble_sightings s
+           SELECT s.ble_device_id, s.unit_id FROM alarm_ble_sightings s
            JOIN ble_device_directory d ON d.id = s.ble_device_id AND d.paired_unit_id = s.unit_id
            JOIN unit_latest_fix f ON f.unit_id = s.unit_id
            WHERE s.alarmed_at IS NULL AND s.last_seen < $1::timestamptz - make_interval(mins => $2)
@@ -527,7 +535,7 @@ export async function createAlarmService(
            FOR UPDATE OF s SKIP LOCKED
          ),
          marked AS (
-           UPDATE alarm_ble_sightings s SET alarmed_at = $1 FROM due WHERE s.ble_device_id = due.ble_device_id
+           UPDATE alarm_ble_sightings s SET alarmed_at = $1 FROM due WHERE s.ble_device_id = due.ble_device_id AND s.unit_id = due.unit_id
            RETURNING s.ble_device_id, s.unit_id, s.last_seen
          )
          SELECT m.ble_device_id, m.unit_id, d.account_id, d.name, d.mac, m.last_seen, ST_Y(f.geom) AS lat, ST_X(f.geom) AS lon, f.valid

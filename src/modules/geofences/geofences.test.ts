@@ -351,4 +351,26 @@ describe('matching across instances', () => {
     expect(String(row!.zone_ids).replace(/[{}]/g, '')).toBe(String(zoneId));
     expect(String(row!.inside).replace(/[{}]/g, '')).toMatch(/^(false|f)$/);
   });
+
+  test('deleting a zone clears its units\' state (kept with the positions, out of reach of a cascade), and a cached shape does not bring it back', async () => {
+    const unit = await addUnit(admin.accountId, 'Deleted-zone car');
+    const made = await create(circle({ name: 'Short-lived depot', units: [unit], center: { latitude: 59.6, longitude: 18.4 } }));
+    const zoneId = made.body.data!.id;
+    const matcher = createZoneMatcher();
+    let time = Date.parse('2026-03-03T08:00:00Z');
+    const feed = () => {
+      const fix = () => {
+        time += 10_000;
+        return { unitId: unit, accountId: admin.accountId, time: new Date(time), latitude: 59.6, longitude: 18.4, speedKmh: 30, course: 0, valid: true, flags: 0, ignition: true, odometerM: undefined, normalized: {} };
+      };
+      return app.database.transaction((query) => matcher(query, app.platform.outbox, [fix(), fix()]));
+    };
+    const states = async () => (await app.database.query('SELECT 1 FROM geofence_state WHERE geofence_id = $1', [zoneId])).length;
+    await feed();
+    expect(await states()).toBe(1);
+    expect((await app.call('DELETE', `/api/geofences/${zoneId}`, { token: adminToken })).status).toBe(200);
+    expect(await states()).toBe(0);
+    await feed();
+    expect(await states()).toBe(0);
+  });
 });

@@ -8,7 +8,7 @@ const geography = customType<{ data: string }>({ dataType: () => 'geography' });
 const geometry = customType<{ data: string }>({ dataType: () => 'geometry' });
 
 export const geofences = pgTable('geofences', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   accountId: integer('account_id').notNull(),
   name: text('name').notNull(),
   shape: text('shape', { enum: ['circle', 'polygon'] }).notNull(),
@@ -32,7 +32,7 @@ export const geofences = pgTable('geofences', {
   createdBy: integer('created_by'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const geofenceUnits = pgTable(
   'geofence_units',
@@ -84,7 +84,7 @@ export const geofenceUnitMarks = pgTable('geofence_unit_marks', {
 });
 
 export const geofenceEvents = pgTable('geofence_events', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserial('id', { mode: 'number' }).notNull(),
   accountId: integer('account_id').notNull(),
   geofenceId: integer('geofence_id').notNull(),
   unitId: integer('unit_id').notNull(),
@@ -93,4 +93,4 @@ export const geofenceEvents = pgTable('geofence_events', {
   lat: doublePrecision('lat').notNull(),
   lon: doublePrecision('lon').notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);

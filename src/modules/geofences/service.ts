@@ -384,6 +384,8 @@ export function createGeofenceService(platform: Platform, deps: { units: UnitSer
         if (named) throw new AppError(409, 'geofences.delete.failed');
         // Units first, then the zone, as a batch takes them: a batch writing a state of this zone cannot deadlock the delete.
         await holdMatching(query, id);
+        // The units' state in the zone sits with the positions (distributed by unit), out of reach of a cascade.
+        await query('DELETE FROM geofence_state WHERE geofence_id = $1', [id]);
         await query('DELETE FROM geofences WHERE id = $1 AND account_id = $2', [id, actor.accountId]);
       });
       return { deleted: true };

@@ -231,12 +231,20 @@ export function createBleDeviceService(database: DatabaseHandle) {
     ): Promise<BleDevice> {
       const mac = input.mac.replace(/[^0-9a-f]/gi, '').toUpperCase();
       if (!/^[0-9A-F]{12}$/.test(mac)) throw new Error(`not a BLE MAC address: ${input.mac}`);
-      const [row] = await (tx ?? database.query)<BleDeviceRow>(
-        `INSERT INTO ble_devices (account_id, mac, name, serial_number, kind, paired_unit_id) VALUES ($1, $2, $3, $4, $5, $6)
-         RETURNING id, account_id, mac, name, serial_number, kind, paired_unit_id`,
-        [accountId, mac, input.name, input.serialNumber ?? '', input.kind, input.pairedUnitId ?? null],
-      );
-      return bleDevice(row!);
+      const insert = async (query: Querier) => {
+        // A MAC is registered once over every account (the unique index carries the account, as a distributed
+        // PostgreSQL asks): the MAC's lock makes two registrations of it take turns, and the second finds the first.
+        await query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ble-mac:${mac}`]);
+        const [taken] = await query('SELECT 1 FROM ble_devices WHERE mac = $1', [mac]);
+        if (taken) throw new Error(`BLE MAC address already registered: ${mac}`);
+        const [row] = await query<BleDeviceRow>(
+          `INSERT INTO ble_devices (account_id, mac, name, serial_number, kind, paired_unit_id) VALUES ($1, $2, $3, $4, $5, $6)
+           RETURNING id, account_id, mac, name, serial_number, kind, paired_unit_id`,
+          [accountId, mac, input.name, input.serialNumber ?? '', input.kind, input.pairedUnitId ?? null],
+        );
+        return bleDevice(row!);
+      };
+      return tx ? insert(tx) : database.transaction(insert);
     },
   };
 }

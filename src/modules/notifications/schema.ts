@@ -1,4 +1,4 @@
-import { bigint, bigserial, boolean, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** Tables of migration 0101. The service uses parameterised SQL; these types document the rows. */
 
@@ -14,7 +14,7 @@ export const pushSubscriptions = pgTable('push_subscriptions', {
 });
 
 export const notificationAttempts = pgTable('notification_attempts', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  id: bigserial('id', { mode: 'number' }).notNull(),
   accountId: integer('account_id').notNull(),
   jobId: bigint('job_id', { mode: 'number' }).notNull(),
   attempt: integer('attempt').notNull(),
@@ -25,7 +25,7 @@ export const notificationAttempts = pgTable('notification_attempts', {
   providerId: text('provider_id'),
   error: text('error'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const pushVapidKeys = pgTable('push_vapid_keys', {
   id: boolean('id').primaryKey().default(true),

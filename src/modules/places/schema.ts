@@ -6,7 +6,7 @@ import { customType, integer, pgTable, primaryKey, serial, smallint, text, times
 const geographyPoint = customType<{ data: string }>({ dataType: () => 'geography(Point, 4326)' });
 
 export const places = pgTable('places', {
-  id: serial('id').primaryKey(),
+  id: serial('id').notNull(),
   accountId: integer('account_id').notNull(),
   label: text('label').notNull(),
   address: text('address').notNull(),
@@ -16,7 +16,7 @@ export const places = pgTable('places', {
   createdBy: integer('created_by'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.id, table.accountId] })]);
 
 export const placeUnits = pgTable(
   'place_units',

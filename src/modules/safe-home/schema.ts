@@ -5,7 +5,7 @@ import { bigint, boolean, date, doublePrecision, integer, pgTable, primaryKey, s
  * the tables' owner.
  */
 export const safeHomes = pgTable('safe_homes', {
-  unitId: integer('unit_id').primaryKey(),
+  unitId: integer('unit_id').notNull(),
   accountId: integer('account_id').notNull(),
   status: smallint('status').notNull().default(0),
   schedule: text('schedule').notNull().default('[]'),
@@ -21,7 +21,7 @@ export const safeHomes = pgTable('safe_homes', {
   nextDueAt: timestamp('next_due_at', { withTimezone: true }),
   updatedBy: integer('updated_by'),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
-});
+}, (table) => [primaryKey({ columns: [table.unitId, table.accountId] })]);
 
 export const safeHomeChecks = pgTable(
   'safe_home_checks',
@@ -35,5 +35,5 @@ export const safeHomeChecks = pgTable(
     distanceM: integer('distance_m'),
     alarmId: bigint('alarm_id', { mode: 'number' }),
   },
-  (table) => [primaryKey({ columns: [table.unitId, table.dueAt] })],
+  (table) => [primaryKey({ columns: [table.unitId, table.dueAt, table.accountId] })],
 );

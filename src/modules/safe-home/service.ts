@@ -219,7 +219,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
   /** The vehicle's record row, created with the defaults when missing and locked for the rest of `tx`; then read again. */
   async function lockedRecord(tx: Querier, actor: Actor, imei: string): Promise<RecordRow> {
     const found = await vehicle(tx, actor, imei);
-    await tx('INSERT INTO safe_homes (unit_id, account_id) VALUES ($1, $2) ON CONFLICT (unit_id) DO NOTHING', [found.unit_id, actor.accountId]);
+    await tx('INSERT INTO safe_homes (unit_id, account_id) VALUES ($1, $2) ON CONFLICT (unit_id, account_id) DO NOTHING', [found.unit_id, actor.accountId]);
     await tx('SELECT unit_id FROM safe_homes WHERE unit_id = $1 FOR UPDATE', [found.unit_id]);
     return reread(tx, found.unit_id);
   }
