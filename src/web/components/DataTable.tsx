@@ -20,7 +20,7 @@ import {
   type RowData,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type CSSProperties, type ReactNode, useCallback, useEffect, useId, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { type CSSProperties, type ReactNode, useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { TableViewState } from '../lib/table-view';
@@ -79,6 +79,14 @@ export interface DataTableProps<Row extends RowData> {
   footer?: ReactNode;
   /** A line above the table saying how many rows are shown (after the filter), read out when it changes. */
   count?: { text: (shown: number) => string; testId?: string; className?: string };
+  /** The height a table row is taken to have until it is drawn (px); near the real one, fewer rows are drawn twice. */
+  rowHeight?: number;
+  /**
+   * Opens on the last rows: each new key (a period shown) scrolls the table to its end in one step and brings that end
+   * into the window, unless the user acts first (pointer, key, wheel, touch). A table that opens on its end draws only
+   * its last rows, never its first ones.
+   */
+  openAtEnd?: string | null;
   testId?: string;
   className?: string;
 }
@@ -86,6 +94,8 @@ export interface DataTableProps<Row extends RowData> {
 /** Rows narrower than this are shown as cards (a phone held upright), so nothing scrolls sideways. */
 const CARD_QUERY = '(max-width: 640px)';
 const SELECT_TRACK = '2.75rem';
+const DEFAULT_ROW_HEIGHT = 48;
+const CARD_HEIGHT = 160;
 const DEFAULT_MIN_REM = 8;
 
 function useMediaQuery(query: string): boolean {
@@ -125,7 +135,7 @@ function sortArrow(direction: false | 'asc' | 'desc'): string {
  * their own links, fields and checkboxes in reading order.
  */
 export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
-  const { label, rows, columns, rowId, view, manualSorting = false, filter = '', selection, rowProps, groups, empty, footer, count, testId, className } = props;
+  const { label, rows, columns, rowId, view, manualSorting = false, filter = '', selection, rowProps, groups, empty, footer, count, rowHeight = DEFAULT_ROW_HEIGHT, openAtEnd = null, testId, className } = props;
   const { t } = useTranslation();
   const asCards = useMediaQuery(CARD_QUERY);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -198,16 +208,42 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     return out;
   }, [tableRows, groups]);
 
+  const estimate = asCards ? CARD_HEIGHT : rowHeight;
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => (asCards ? 160 : 48),
+    estimateSize: () => estimate,
+    // A table that opens on its end starts there: its first render draws the last rows only.
+    initialOffset: () => (openAtEnd === null ? 0 : items.length * estimate),
     getItemKey: (index) => {
       const item = items[index]!;
       return item.kind === 'row' ? `r${item.row.id}` : `g${item.key}`;
     },
     overscan: 8,
   });
+
+  // Opening on the end: one scroll of the box (the virtualiser corrects it as the rows are measured), then the box into
+  // the window. Before the first paint, so the first rows are never drawn; the user's first act ends it.
+  const openedAt = useRef<string | null>(null);
+  const hasRows = items.length > 0;
+  useLayoutEffect(() => {
+    const box = scrollRef.current;
+    if (openAtEnd === null || openAtEnd === openedAt.current || !hasRows || !box) return;
+    openedAt.current = openAtEnd;
+    virtualizer.scrollToEnd();
+    const frame = requestAnimationFrame(() => box.scrollIntoView({ block: 'nearest' }));
+    const events = ['pointerdown', 'keydown', 'wheel', 'touchstart'] as const;
+    const release = () => {
+      cancelAnimationFrame(frame);
+      for (const event of events) window.removeEventListener(event, stop, { capture: true });
+    };
+    function stop() {
+      virtualizer.cancelScroll();
+      release();
+    }
+    for (const event of events) window.addEventListener(event, stop, { capture: true });
+    return release;
+  }, [openAtEnd, hasRows, virtualizer]);
 
   // A column is never narrower than the longest word of its header (headers wrap between words; about 0.6 rem a bold
   // letter, plus padding and the sort arrow).
