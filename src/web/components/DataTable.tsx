@@ -20,7 +20,7 @@ import {
   type RowData,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type CSSProperties, type ReactNode, useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { type CSSProperties, memo, type ReactNode, useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { TableViewState } from '../lib/table-view';
@@ -190,7 +190,8 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     getColumnCanGlobalFilter: (column) => searchTexts.get(column.id) !== undefined,
   });
 
-  const visible = columns.filter((column) => !view.hidden.includes(column.id));
+  // Kept while the columns are, so that a row's cells are not drawn again when only the table's scroll changes.
+  const visible = useMemo(() => columns.filter((column) => !view.hidden.includes(column.id)), [columns, view.hidden]);
   const tableRows = table.getRowModel().rows;
   const items = useMemo<Item<Row>[]>(() => {
     if (!groups) return tableRows.map((row) => ({ kind: 'row', row }));
@@ -213,8 +214,11 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     count: items.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => estimate,
+    // Until the box is measured it is taken to be as tall as the window (it is not taller): the first render then draws
+    // every row that may show, and the measurement takes some away rather than adding rows in a scroll event.
+    initialRect: { width: 0, height: typeof window === 'undefined' ? 0 : window.innerHeight },
     // A table that opens on its end starts there: its first render draws the last rows only.
-    initialOffset: () => (openAtEnd === null ? 0 : items.length * estimate),
+    initialOffset: () => (openAtEnd === null ? 0 : Math.max(0, items.length * estimate - (typeof window === 'undefined' ? 0 : window.innerHeight))),
     getItemKey: (index) => {
       const item = items[index]!;
       return item.kind === 'row' ? `r${item.row.id}` : `g${item.key}`;
@@ -269,18 +273,6 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
       disabled={tableRows.length === 0}
     />
   );
-  const rowCheck = (row: TableRow<Features, Row>) =>
-    selection && (
-      <input
-        type="checkbox"
-        className="data-table-check"
-        aria-label={selection.rowLabel(row.original)}
-        checked={row.getIsSelected()}
-        // The click carries Shift for a range; React's change event passes it on as the native event.
-        onChange={row.getToggleSelectedHandler()}
-      />
-    );
-
   function renderItem(item: Item<Row>, index: number, start: number) {
     const style = { transform: `translateY(${start}px)` };
     if (item.kind === 'group') {
@@ -299,38 +291,16 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     }
     const { row } = item;
     const extra = rowProps?.(row.original);
-    const rowClass = ['data-table-row', asCards ? 'data-table-card' : null, row.getIsSelected() ? 'is-selected' : null, extra?.className].filter(Boolean).join(' ');
-    if (asCards) {
-      const [title, ...rest] = visible;
-      return (
-        <div key={row.id} role="listitem" className={rowClass} data-testid={extra?.['data-testid']} data-index={index} ref={virtualizer.measureElement} style={style}>
-          <div className="data-table-card-head">
-            {rowCheck(row)}
-            {title && <div className="data-table-card-title">{title.cell(row.original)}</div>}
-          </div>
-          <dl className="data-table-card-fields">
-            {rest.map((column) => (
-              <div key={column.id} className={`data-table-card-field${column.headerHidden ? ' is-wide' : ''}`}>
-                <dt className={column.headerHidden ? 'visually-hidden' : undefined}>{column.header}</dt>
-                <dd>{column.cell(row.original)}</dd>
-              </div>
-            ))}
-          </dl>
-        </div>
-      );
-    }
-    return (
-      <div key={row.id} role="row" className={rowClass} data-testid={extra?.['data-testid']} data-index={index} ref={virtualizer.measureElement} style={style} aria-rowindex={index + 2} aria-selected={selection ? row.getIsSelected() : undefined}>
-        {selection && (
-          <div role="cell" className="data-table-cell data-table-select">
-            {rowCheck(row)}
-          </div>
-        )}
-        {visible.map((column) => (
-          <div key={column.id} role={column.rowHeader ? 'rowheader' : 'cell'} className={`data-table-cell${column.align === 'end' ? ' is-end' : ''}`}>
-            {column.cell(row.original)}
-          </div>
-        ))}
+    const isSelected = row.getIsSelected();
+    const rowClass = ['data-table-row', asCards ? 'data-table-card' : null, isSelected ? 'is-selected' : null, extra?.className].filter(Boolean).join(' ');
+    const cells = <RowCells row={row} columns={visible} asCards={asCards} selected={isSelected} rowLabel={selection?.rowLabel} />;
+    return asCards ? (
+      <div key={row.id} role="listitem" className={rowClass} data-testid={extra?.['data-testid']} data-index={index} ref={virtualizer.measureElement} style={style}>
+        {cells}
+      </div>
+    ) : (
+      <div key={row.id} role="row" className={rowClass} data-testid={extra?.['data-testid']} data-index={index} ref={virtualizer.measureElement} style={style} aria-rowindex={index + 2} aria-selected={selection ? isSelected : undefined}>
+        {cells}
       </div>
     );
   }
@@ -437,6 +407,71 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     </div>
   );
 }
+
+/**
+ * A row's cells (or a card's fields): drawn again only when its trip, columns or selection change, not each time the
+ * table scrolls or measures a row (the virtualiser then only moves the rows).
+ */
+const RowCells = memo(function RowCells<Row extends RowData>({
+  row,
+  columns,
+  asCards,
+  selected,
+  rowLabel,
+}: {
+  row: TableRow<Features, Row>;
+  columns: DataColumn<Row>[];
+  asCards: boolean;
+  selected: boolean;
+  /** Set when rows are selectable: the accessible name of the row's checkbox. */
+  rowLabel: ((row: Row) => string) | undefined;
+}) {
+  const check = rowLabel && (
+    <input
+      type="checkbox"
+      className="data-table-check"
+      aria-label={rowLabel(row.original)}
+      checked={selected}
+      // The click carries Shift for a range; React's change event passes it on as the native event.
+      onChange={row.getToggleSelectedHandler()}
+    />
+  );
+  if (asCards) {
+    const [title, ...rest] = columns;
+    return (
+      <>
+        <div className="data-table-card-head">
+          {check}
+          {title && <div className="data-table-card-title">{title.cell(row.original)}</div>}
+        </div>
+        <dl className="data-table-card-fields">
+          {rest.map((column) => (
+            <div key={column.id} className={`data-table-card-field${column.headerHidden ? ' is-wide' : ''}`}>
+              <dt className={column.headerHidden ? 'visually-hidden' : undefined}>{column.header}</dt>
+              <dd>{column.cell(row.original)}</dd>
+            </div>
+          ))}
+        </dl>
+      </>
+    );
+  }
+  return (
+    <>
+      {check && <div role="cell" className="data-table-cell data-table-select">{check}</div>}
+      {columns.map((column) => (
+        <div key={column.id} role={column.rowHeader ? 'rowheader' : 'cell'} className={`data-table-cell${column.align === 'end' ? ' is-end' : ''}`}>
+          {column.cell(row.original)}
+        </div>
+      ))}
+    </>
+  );
+}) as <Row extends RowData>(props: {
+  row: TableRow<Features, Row>;
+  columns: DataColumn<Row>[];
+  asCards: boolean;
+  selected: boolean;
+  rowLabel: ((row: Row) => string) | undefined;
+}) => ReactNode;
 
 /** On a phone there are no headers to press: the sort is a choice of column and a direction. */
 function CardSort<Row extends RowData>({ columns, sortedBy, descending, onChange }: { columns: DataColumn<Row>[]; sortedBy: string; descending: boolean; onChange: (id: string, desc: boolean) => void }) {

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, startTransition, useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { UnitView } from '../../../modules/units/model';
@@ -61,6 +61,7 @@ function withChanges(current: TriplogQuery, changes: Partial<Record<QueryKey, st
 const TRIP_ROW_HEIGHT = 88;
 
 const NO_TRIPS: TripLogEntry[] = [];
+const NOTHING_ARRIVED = { data: undefined, openAtEnd: null };
 
 /** Trips per page; the bulk type applies to the trips of the page shown. */
 const PAGE_SIZE = 50;
@@ -216,7 +217,18 @@ export function TriplogPage() {
   const period: TripPeriod | null = unitId === null || problem !== null ? null : { unitId, from, to };
   const list = useTripList(period);
   const attested = useAttestedTrips(period);
-  const data = period ? list.data : undefined;
+  const listed = period ? list.data : undefined;
+  const periodKey = period ? `${period.unitId}|${period.from ?? ''}|${period.to ?? ''}` : null;
+  // The trips are drawn in a render of their own that React may interrupt (a transition), not in the one in which they
+  // arrive: that one is synchronous (the query's notification) and would block input for as long as the whole page
+  // takes. A unit or period opens on its latest trips once they are in (not while the previous period's trips still
+  // stand in for them); the opening goes with the trips it was meant for.
+  const arrived = useMemo(
+    () => ({ data: listed, openAtEnd: listed && !list.isPlaceholderData ? periodKey : null }),
+    [listed, list.isPlaceholderData, periodKey],
+  );
+  const shownData = useDeferredValue(arrived, NOTHING_ARRIVED);
+  const data = shownData.data;
   const timeZone = data?.timeZone;
   // This month by default: the server answers the period it read; the pickers show it.
   useEffect(() => {
@@ -245,15 +257,12 @@ export function TriplogPage() {
   const tripPath = useTripPath(mapTrip, timeZone);
   const path = tripPath.data ?? (tripPath.isError ? [] : null);
 
-  // A unit or period opens on its latest trips: the table opens on its end once they are in (not while the previous
-  // period's trips still stand in for them).
-  const periodKey = period ? `${period.unitId}|${period.from ?? ''}|${period.to ?? ''}` : null;
-  const openAtEnd = data && !list.isPlaceholderData ? periodKey : null;
-  // The rows come in a render of their own that React may interrupt (a transition), not in the one that brings the
-  // trips: that one is synchronous (the query's notification) and would block input for the whole table.
-  // The opening on the end goes with them, so that it applies to the rows it was meant for.
-  const tableShown = useDeferredValue(useMemo(() => ({ rows: shown, openAtEnd }), [shown, openAtEnd]));
-  const rowsShown = tableShown.rows;
+  // The table's rows follow in a transition of their own after the rest of the page is in: two shorter commits
+  // instead of one long one.
+  const [table, setTable] = useState<{ rows: TripLogEntry[]; openAtEnd: string | null }>({ rows: NO_TRIPS, openAtEnd: null });
+  useEffect(() => {
+    startTransition(() => setTable({ rows: shown, openAtEnd: shownData.openAtEnd }));
+  }, [shown, shownData.openAtEnd]);
 
   // "Saved" shows for a few seconds after each change went through.
   useEffect(() => {
@@ -608,11 +617,11 @@ export function TriplogPage() {
               <p className="triplog-empty-title">{t('triplog.noData')}</p>
               <p className="triplog-muted">{t('triplog.noDataHint')}</p>
             </div>
-          ) : rowsShown.length === 0 ? null : (
+          ) : table.rows.length === 0 ? null : (
             // Mounted with its rows (not empty first), so that it opens on its end without drawing its first rows.
             <DataTable
               label={t('triplog.title')}
-              rows={rowsShown}
+              rows={table.rows}
               columns={columns}
               rowId={(trip) => String(trip.id)}
               view={view}
@@ -626,7 +635,7 @@ export function TriplogPage() {
                 className: [locked.has(trip.id) ? 'triplog-row--locked' : null, mapTrip?.id === trip.id ? 'triplog-row--shown' : null].filter(Boolean).join(' ') || undefined,
               })}
               rowHeight={TRIP_ROW_HEIGHT}
-              openAtEnd={tableShown.openAtEnd}
+              openAtEnd={table.openAtEnd}
               testId="triplog-table"
               className="triplog-table"
             />
