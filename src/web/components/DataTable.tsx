@@ -20,7 +20,7 @@ import {
   type RowData,
 } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type CSSProperties, type ReactNode, useCallback, useEffect, useId, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { type CSSProperties, memo, type ReactNode, useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { TableViewState } from '../lib/table-view';
@@ -79,6 +79,14 @@ export interface DataTableProps<Row extends RowData> {
   footer?: ReactNode;
   /** A line above the table saying how many rows are shown (after the filter), read out when it changes. */
   count?: { text: (shown: number) => string; testId?: string; className?: string };
+  /** The height a table row is taken to have until it is drawn (px); near the real one, fewer rows are drawn twice. */
+  rowHeight?: number;
+  /**
+   * Opens on the last rows: each new key (a period shown) scrolls the table to its end in one step and brings that end
+   * into the window, unless the user acts first (pointer, key, wheel, touch). A table that opens on its end draws only
+   * its last rows, never its first ones.
+   */
+  openAtEnd?: string | null;
   testId?: string;
   className?: string;
 }
@@ -86,6 +94,8 @@ export interface DataTableProps<Row extends RowData> {
 /** Rows narrower than this are shown as cards (a phone held upright), so nothing scrolls sideways. */
 const CARD_QUERY = '(max-width: 640px)';
 const SELECT_TRACK = '2.75rem';
+const DEFAULT_ROW_HEIGHT = 48;
+const CARD_HEIGHT = 160;
 const DEFAULT_MIN_REM = 8;
 
 function useMediaQuery(query: string): boolean {
@@ -125,7 +135,7 @@ function sortArrow(direction: false | 'asc' | 'desc'): string {
  * their own links, fields and checkboxes in reading order.
  */
 export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
-  const { label, rows, columns, rowId, view, manualSorting = false, filter = '', selection, rowProps, groups, empty, footer, count, testId, className } = props;
+  const { label, rows, columns, rowId, view, manualSorting = false, filter = '', selection, rowProps, groups, empty, footer, count, rowHeight = DEFAULT_ROW_HEIGHT, openAtEnd = null, testId, className } = props;
   const { t } = useTranslation();
   const asCards = useMediaQuery(CARD_QUERY);
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -180,7 +190,8 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     getColumnCanGlobalFilter: (column) => searchTexts.get(column.id) !== undefined,
   });
 
-  const visible = columns.filter((column) => !view.hidden.includes(column.id));
+  // Kept while the columns are, so that a row's cells are not drawn again when only the table's scroll changes.
+  const visible = useMemo(() => columns.filter((column) => !view.hidden.includes(column.id)), [columns, view.hidden]);
   const tableRows = table.getRowModel().rows;
   const items = useMemo<Item<Row>[]>(() => {
     if (!groups) return tableRows.map((row) => ({ kind: 'row', row }));
@@ -198,16 +209,45 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     return out;
   }, [tableRows, groups]);
 
+  const estimate = asCards ? CARD_HEIGHT : rowHeight;
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => (asCards ? 160 : 48),
+    estimateSize: () => estimate,
+    // Until the box is measured it is taken to be as tall as the window (it is not taller): the first render then draws
+    // every row that may show, and the measurement takes some away rather than adding rows in a scroll event.
+    initialRect: { width: 0, height: typeof window === 'undefined' ? 0 : window.innerHeight },
+    // A table that opens on its end starts there: its first render draws the last rows only.
+    initialOffset: () => (openAtEnd === null ? 0 : Math.max(0, items.length * estimate - (typeof window === 'undefined' ? 0 : window.innerHeight))),
     getItemKey: (index) => {
       const item = items[index]!;
       return item.kind === 'row' ? `r${item.row.id}` : `g${item.key}`;
     },
     overscan: 8,
   });
+
+  // Opening on the end: one scroll of the box (the virtualiser corrects it as the rows are measured), then the box into
+  // the window. Before the first paint, so the first rows are never drawn; the user's first act ends it.
+  const openedAt = useRef<string | null>(null);
+  const hasRows = items.length > 0;
+  useLayoutEffect(() => {
+    const box = scrollRef.current;
+    if (openAtEnd === null || openAtEnd === openedAt.current || !hasRows || !box) return;
+    openedAt.current = openAtEnd;
+    virtualizer.scrollToEnd();
+    const frame = requestAnimationFrame(() => box.scrollIntoView({ block: 'nearest' }));
+    const events = ['pointerdown', 'keydown', 'wheel', 'touchstart'] as const;
+    const release = () => {
+      cancelAnimationFrame(frame);
+      for (const event of events) window.removeEventListener(event, stop, { capture: true });
+    };
+    function stop() {
+      virtualizer.cancelScroll();
+      release();
+    }
+    for (const event of events) window.addEventListener(event, stop, { capture: true });
+    return release;
+  }, [openAtEnd, hasRows, virtualizer]);
 
   // A column is never narrower than the longest word of its header (headers wrap between words; about 0.6 rem a bold
   // letter, plus padding and the sort arrow).
@@ -233,18 +273,6 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
       disabled={tableRows.length === 0}
     />
   );
-  const rowCheck = (row: TableRow<Features, Row>) =>
-    selection && (
-      <input
-        type="checkbox"
-        className="data-table-check"
-        aria-label={selection.rowLabel(row.original)}
-        checked={row.getIsSelected()}
-        // The click carries Shift for a range; React's change event passes it on as the native event.
-        onChange={row.getToggleSelectedHandler()}
-      />
-    );
-
   function renderItem(item: Item<Row>, index: number, start: number) {
     const style = { transform: `translateY(${start}px)` };
     if (item.kind === 'group') {
@@ -263,38 +291,16 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     }
     const { row } = item;
     const extra = rowProps?.(row.original);
-    const rowClass = ['data-table-row', asCards ? 'data-table-card' : null, row.getIsSelected() ? 'is-selected' : null, extra?.className].filter(Boolean).join(' ');
-    if (asCards) {
-      const [title, ...rest] = visible;
-      return (
-        <div key={row.id} role="listitem" className={rowClass} data-testid={extra?.['data-testid']} data-index={index} ref={virtualizer.measureElement} style={style}>
-          <div className="data-table-card-head">
-            {rowCheck(row)}
-            {title && <div className="data-table-card-title">{title.cell(row.original)}</div>}
-          </div>
-          <dl className="data-table-card-fields">
-            {rest.map((column) => (
-              <div key={column.id} className={`data-table-card-field${column.headerHidden ? ' is-wide' : ''}`}>
-                <dt className={column.headerHidden ? 'visually-hidden' : undefined}>{column.header}</dt>
-                <dd>{column.cell(row.original)}</dd>
-              </div>
-            ))}
-          </dl>
-        </div>
-      );
-    }
-    return (
-      <div key={row.id} role="row" className={rowClass} data-testid={extra?.['data-testid']} data-index={index} ref={virtualizer.measureElement} style={style} aria-rowindex={index + 2} aria-selected={selection ? row.getIsSelected() : undefined}>
-        {selection && (
-          <div role="cell" className="data-table-cell data-table-select">
-            {rowCheck(row)}
-          </div>
-        )}
-        {visible.map((column) => (
-          <div key={column.id} role={column.rowHeader ? 'rowheader' : 'cell'} className={`data-table-cell${column.align === 'end' ? ' is-end' : ''}`}>
-            {column.cell(row.original)}
-          </div>
-        ))}
+    const isSelected = row.getIsSelected();
+    const rowClass = ['data-table-row', asCards ? 'data-table-card' : null, isSelected ? 'is-selected' : null, extra?.className].filter(Boolean).join(' ');
+    const cells = <RowCells row={row} columns={visible} asCards={asCards} selected={isSelected} rowLabel={selection?.rowLabel} />;
+    return asCards ? (
+      <div key={row.id} role="listitem" className={rowClass} data-testid={extra?.['data-testid']} data-index={index} ref={virtualizer.measureElement} style={style}>
+        {cells}
+      </div>
+    ) : (
+      <div key={row.id} role="row" className={rowClass} data-testid={extra?.['data-testid']} data-index={index} ref={virtualizer.measureElement} style={style} aria-rowindex={index + 2} aria-selected={selection ? isSelected : undefined}>
+        {cells}
       </div>
     );
   }
@@ -401,6 +407,71 @@ export function DataTable<Row extends RowData>(props: DataTableProps<Row>) {
     </div>
   );
 }
+
+/**
+ * A row's cells (or a card's fields): drawn again only when its trip, columns or selection change, not each time the
+ * table scrolls or measures a row (the virtualiser then only moves the rows).
+ */
+const RowCells = memo(function RowCells<Row extends RowData>({
+  row,
+  columns,
+  asCards,
+  selected,
+  rowLabel,
+}: {
+  row: TableRow<Features, Row>;
+  columns: DataColumn<Row>[];
+  asCards: boolean;
+  selected: boolean;
+  /** Set when rows are selectable: the accessible name of the row's checkbox. */
+  rowLabel: ((row: Row) => string) | undefined;
+}) {
+  const check = rowLabel && (
+    <input
+      type="checkbox"
+      className="data-table-check"
+      aria-label={rowLabel(row.original)}
+      checked={selected}
+      // The click carries Shift for a range; React's change event passes it on as the native event.
+      onChange={row.getToggleSelectedHandler()}
+    />
+  );
+  if (asCards) {
+    const [title, ...rest] = columns;
+    return (
+      <>
+        <div className="data-table-card-head">
+          {check}
+          {title && <div className="data-table-card-title">{title.cell(row.original)}</div>}
+        </div>
+        <dl className="data-table-card-fields">
+          {rest.map((column) => (
+            <div key={column.id} className={`data-table-card-field${column.headerHidden ? ' is-wide' : ''}`}>
+              <dt className={column.headerHidden ? 'visually-hidden' : undefined}>{column.header}</dt>
+              <dd>{column.cell(row.original)}</dd>
+            </div>
+          ))}
+        </dl>
+      </>
+    );
+  }
+  return (
+    <>
+      {check && <div role="cell" className="data-table-cell data-table-select">{check}</div>}
+      {columns.map((column) => (
+        <div key={column.id} role={column.rowHeader ? 'rowheader' : 'cell'} className={`data-table-cell${column.align === 'end' ? ' is-end' : ''}`}>
+          {column.cell(row.original)}
+        </div>
+      ))}
+    </>
+  );
+}) as <Row extends RowData>(props: {
+  row: TableRow<Features, Row>;
+  columns: DataColumn<Row>[];
+  asCards: boolean;
+  selected: boolean;
+  rowLabel: ((row: Row) => string) | undefined;
+}) => ReactNode;
 
 /** On a phone there are no headers to press: the sort is a choice of column and a direction. */
 function CardSort<Row extends RowData>({ columns, sortedBy, descending, onChange }: { columns: DataColumn<Row>[]; sortedBy: string; descending: boolean; onChange: (id: string, desc: boolean) => void }) {

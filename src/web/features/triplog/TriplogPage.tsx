@@ -1,4 +1,4 @@
-import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, startTransition, useCallback, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { UnitView } from '../../../modules/units/model';
@@ -56,6 +56,12 @@ function withChanges(current: TriplogQuery, changes: Partial<Record<QueryKey, st
   }
   return next;
 }
+
+/** A trip's row at 1280 px (two lines of start and stop, or a field, and the cell's padding), so few rows are drawn twice. */
+const TRIP_ROW_HEIGHT = 88;
+
+const NO_TRIPS: TripLogEntry[] = [];
+const NOTHING_ARRIVED = { data: undefined, openAtEnd: null };
 
 /** Trips per page; the bulk type applies to the trips of the page shown. */
 const PAGE_SIZE = 50;
@@ -211,7 +217,18 @@ export function TriplogPage() {
   const period: TripPeriod | null = unitId === null || problem !== null ? null : { unitId, from, to };
   const list = useTripList(period);
   const attested = useAttestedTrips(period);
-  const data = period ? list.data : undefined;
+  const listed = period ? list.data : undefined;
+  const periodKey = period ? `${period.unitId}|${period.from ?? ''}|${period.to ?? ''}` : null;
+  // The trips are drawn in a render of their own that React may interrupt (a transition), not in the one in which they
+  // arrive: that one is synchronous (the query's notification) and would block input for as long as the whole page
+  // takes. A unit or period opens on its latest trips once they are in (not while the previous period's trips still
+  // stand in for them); the opening goes with the trips it was meant for.
+  const arrived = useMemo(
+    () => ({ data: listed, openAtEnd: listed && !list.isPlaceholderData ? periodKey : null }),
+    [listed, list.isPlaceholderData, periodKey],
+  );
+  const shownData = useDeferredValue(arrived, NOTHING_ARRIVED);
+  const data = shownData.data;
   const timeZone = data?.timeZone;
   // This month by default: the server answers the period it read; the pickers show it.
   useEffect(() => {
@@ -229,7 +246,7 @@ export function TriplogPage() {
   const merge = useMergeTrips();
   const split = useSplitTrip();
 
-  const trips = data?.trips ?? [];
+  const trips = data?.trips ?? NO_TRIPS;
   const locked = useMemo(() => new Set(attested.data?.attestedTripIds ?? []), [attested.data]);
   const pages = Math.max(1, Math.ceil(trips.length / PAGE_SIZE));
   const pageShown = page === null ? pages - 1 : Math.min(page, pages - 1);
@@ -240,41 +257,12 @@ export function TriplogPage() {
   const tripPath = useTripPath(mapTrip, timeZone);
   const path = tripPath.data ?? (tripPath.isError ? [] : null);
 
-  // A unit or period opens on its latest trips: the table scrolled to its end once they are in.
-  const scrolledFor = useRef<string | null>(null);
-  const periodKey = period ? `${period.unitId}|${period.from ?? ''}|${period.to ?? ''}` : null;
+  // The table's rows follow in a transition of their own after the rest of the page is in: two shorter commits
+  // instead of one long one.
+  const [table, setTable] = useState<{ rows: TripLogEntry[]; openAtEnd: string | null }>({ rows: NO_TRIPS, openAtEnd: null });
   useEffect(() => {
-    if (!data || !periodKey || list.isPlaceholderData || scrolledFor.current === periodKey || trips.length === 0) return;
-    scrolledFor.current = periodKey;
-    const latestId = trips[trips.length - 1]!.id;
-    let frames = 0;
-    let handle = 0;
-    let lastTop = Number.NaN;
-    let still = 0;
-    // The table places its rows as it scrolls and measures them once drawn: scroll its box to the end and bring the
-    // latest row into the window, frame by frame, until the row has stayed in place for a few frames.
-    const step = () => {
-      const box = document.querySelector<HTMLElement>('[data-testid="triplog-table"] .data-table-scroll');
-      if (box) box.scrollTop = box.scrollHeight;
-      const row = document.querySelector<HTMLElement>(`[data-testid="trip-row-${latestId}"]`);
-      if (row) {
-        row.scrollIntoView({ block: 'nearest' });
-        const top = row.getBoundingClientRect().top;
-        still = top === lastTop ? still + 1 : 0;
-        lastTop = top;
-      }
-      if (still < 3 && ++frames < 90) handle = requestAnimationFrame(step);
-    };
-    handle = requestAnimationFrame(step);
-    // Once the user acts (opens a menu, scrolls), the page stops moving under them: a scroll would close an open menu.
-    const stop = () => cancelAnimationFrame(handle);
-    const events = ['pointerdown', 'keydown', 'wheel', 'touchstart'] as const;
-    for (const event of events) window.addEventListener(event, stop, { capture: true, once: true });
-    return () => {
-      stop();
-      for (const event of events) window.removeEventListener(event, stop, { capture: true });
-    };
-  }, [data, periodKey, list.isPlaceholderData, trips]);
+    startTransition(() => setTable({ rows: shown, openAtEnd: shownData.openAtEnd }));
+  }, [shown, shownData.openAtEnd]);
 
   // "Saved" shows for a few seconds after each change went through.
   useEffect(() => {
@@ -284,12 +272,21 @@ export function TriplogPage() {
   }, [savedAt]);
 
   const locale = localeTag(i18n.language);
-  const time = (iso: string) =>
-    new Date(iso).toLocaleString(locale, { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
-  const day = (iso: string) => new Date(iso).toLocaleDateString('sv-SE', { timeZone });
-  const sameDay = (a: string, b: string) => day(a) === day(b);
-  const clock = (iso: string) => new Date(iso).toLocaleTimeString(locale, { timeZone, hour: '2-digit', minute: '2-digit' });
-  const km = (metres: number) => (metres / 1000).toLocaleString(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+  // The formats made once per language and time zone: a row formats several times, and each `toLocaleString` with
+  // options builds a new formatter.
+  const formats = useMemo(
+    () => ({
+      time: new Intl.DateTimeFormat(locale, { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }),
+      day: new Intl.DateTimeFormat('sv-SE', { timeZone }),
+      clock: new Intl.DateTimeFormat(locale, { timeZone, hour: '2-digit', minute: '2-digit' }),
+      km: new Intl.NumberFormat(locale, { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
+    }),
+    [locale, timeZone],
+  );
+  const time = (iso: string) => formats.time.format(new Date(iso));
+  const sameDay = (a: string, b: string) => formats.day.format(new Date(a)) === formats.day.format(new Date(b));
+  const clock = (iso: string) => formats.clock.format(new Date(iso));
+  const km = (metres: number) => formats.km.format(metres / 1000);
   const duration = (seconds: number) => `${Math.floor(seconds / 3600)}:${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}`;
   const typeOptions = TRIP_TYPES.map((type) => ({ value: type, label: t(`triplog.type.${type}`) }));
   const defaultPurposes = purposes.data?.purposes ?? [];
@@ -620,10 +617,11 @@ export function TriplogPage() {
               <p className="triplog-empty-title">{t('triplog.noData')}</p>
               <p className="triplog-muted">{t('triplog.noDataHint')}</p>
             </div>
-          ) : (
+          ) : table.rows.length === 0 ? null : (
+            // Mounted with its rows (not empty first), so that it opens on its end without drawing its first rows.
             <DataTable
               label={t('triplog.title')}
-              rows={shown}
+              rows={table.rows}
               columns={columns}
               rowId={(trip) => String(trip.id)}
               view={view}
@@ -636,6 +634,8 @@ export function TriplogPage() {
                 'data-testid': `trip-row-${trip.id}`,
                 className: [locked.has(trip.id) ? 'triplog-row--locked' : null, mapTrip?.id === trip.id ? 'triplog-row--shown' : null].filter(Boolean).join(' ') || undefined,
               })}
+              rowHeight={TRIP_ROW_HEIGHT}
+              openAtEnd={table.openAtEnd}
               testId="triplog-table"
               className="triplog-table"
             />
