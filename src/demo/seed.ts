@@ -45,6 +45,10 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
   const { database, config, log } = platform;
   const email = config.DEMO_EMAIL.toLowerCase();
   return database.transaction(async (query) => {
+    /** The demo's users claim their login e-mails like any other user (src/modules/accounts/login-emails.ts). */
+    const claimDemoLogins = async (emails: string[]) => {
+      await query('INSERT INTO login_emails (email, user_id, account_id) SELECT email, id, account_id FROM users WHERE email = ANY($1::text[])', [emails]);
+    };
     const [existing] = await query<{ account_id: number }>('SELECT account_id FROM users WHERE email = $1', [email]);
     let accountId = existing?.account_id;
     if (accountId === undefined) {
@@ -59,6 +63,7 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
          VALUES ($1, $2, $3, 'Anna', 'Demo', 'admin', '812345678'), ($1, $4, $5, 'Erik', 'Driver', 'user', '812345679')`,
         [accountId, email, await hashPassword(config.DEMO_PASSWORD), `driver.${email}`, await hashPassword(config.DEMO_PASSWORD)],
       );
+      await claimDemoLogins([email, `driver.${email}`]);
       log.info('demo account created', { email });
     }
     const devices: DemoDevice[] = [];
@@ -157,6 +162,7 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
          VALUES ($1, $2, $3, 'Sam', 'Support', 'support'), ($4, $5, $3, 'Rita', 'Reseller', 'reseller')`,
         [operator!.id, supportEmail, hash, reseller!.id, `reseller.${email}`],
       );
+      await claimDemoLogins([supportEmail, `reseller.${email}`]);
       await query(`UPDATE accounts SET reseller = 'Demo Reseller AB' WHERE id = $1 AND reseller = ''`, [accountId]);
       const [department] = await query<{ id: number }>(
         `INSERT INTO departments (account_id, name, description) VALUES ($1, 'Field service', 'Service technicians')

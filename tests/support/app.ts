@@ -74,6 +74,7 @@ export async function createTestApp(options: { env?: Record<string, string> } = 
       insert into users (account_id, email, password_hash, first_name, last_name, role, two_factor)
       values (${account!.id}, ${email}, ${await hashPassword(password)}, 'Test', ${`User ${sequence}`}, ${input.role ?? 'admin'}, ${input.twoFactor ?? false})
       returning id`);
+    await database.handle.rows(sql`insert into login_emails (email, user_id, account_id) values (${email}, ${user!.id}, ${account!.id})`);
     return { accountId: account!.id, userId: user!.id, email, password, subsiteId: input.subsiteId ?? 0 };
   }
 

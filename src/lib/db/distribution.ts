@@ -35,14 +35,7 @@ const coordinator = { kind: 'coordinator' } as const;
  * (add the column, backfill from the parent, NOT NULL, index) and its owning module writing it; until then a query on
  * them cannot be routed to one node. The test fails if one of them gains the column and is still listed here.
  */
-export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {
-  // owned by a user (users.account_id)
-  password_resets: 'users',
-  sessions: 'users',
-  trusted_browsers: 'users',
-  two_factor_challenges: 'users',
-  user_invitations: 'users',
-};
+export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {};
 
 /**
  * Distributed tables whose primary key or a unique constraint does not include the distribution column yet. Citus
@@ -50,17 +43,7 @@ export const ACCOUNT_ID_MISSING: Readonly<Record<string, string>> = {
  * must include it too; the change is `PRIMARY KEY (account_id, id)` and the foreign keys that point at it. The test
  * fails if one of them is fixed and still listed here, or if a new table joins them.
  */
-export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
-  'audit_entries',
-  'bulk_jobs',
-  'departments',
-  'feature_profiles',
-  'projects',
-  'purposes',
-  'push_subscriptions',
-  'tags',
-  'users',
-];
+export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [];
 
 /**
  * Foreign keys Citus could not keep as they are: between two distributed tables a foreign key must join rows of one
@@ -68,61 +51,7 @@ export const KEY_WITHOUT_DISTRIBUTION_COLUMN: readonly string[] = [
  * reference table cannot point into a distributed one. Written `child(columns)->parent`. The test fails if one of them
  * is fixed and still listed here, or if a new one appears; the list may only shrink.
  */
-export const FOREIGN_KEYS_TO_REWORK: readonly string[] = [
-  "alarm_receivers(member_id)->users",
-  "benefit_cars(holder_user_id)->users",
-  "benefit_cars(updated_by)->users",
-  "bookings(created_by)->users",
-  "bookings(driver_id)->users",
-  "bookings(updated_by)->users",
-  "bulk_jobs(created_by)->users",
-  "device_commands(requested_by)->users",
-  "geofences(created_by)->users",
-  "password_resets(user_id)->users",
-  "places(created_by)->users",
-  "purpose_settings(changed_by)->users",
-  "purposes(created_by)->users",
-  "push_subscriptions(user_id)->users",
-  "report_frequency_denials(denied_by)->users",
-  "report_frequency_denials(user_id)->users",
-  "sessions(acting_account_id)->accounts",
-  "sessions(user_id)->users",
-  "tracker_stock(added_by)->users",
-  "trip_attest_log(by_user_id)->users",
-  "trip_attest_log(user_id)->users",
-  "trip_attest_reminders(user_id)->users",
-  "trip_attests(attested_by)->users",
-  "trip_attests(changed_by)->users",
-  "trip_attests(user_id)->users",
-  "trip_driver_checkins(checked_in_by)->users",
-  "trip_driver_checkins(checked_out_by)->users",
-  "trip_driver_checkins(user_id)->users",
-  "trip_merge_parts(merged_by)->users",
-  "trips(driver_user_id)->users",
-  "trusted_browsers(user_id)->users",
-  "two_factor_challenges(user_id)->users",
-  "unit_access(granted_by)->users",
-  "unit_access(user_id)->users",
-  "unit_images(uploaded_by)->users",
-  "unit_lock_log(locker_id)->users",
-  "unit_lock_log(user_id)->users",
-  "unit_meter_calibrations(set_by)->users",
-  "unit_name_history(changed_by)->users",
-  "unit_object_descriptions(updated_by)->users",
-  "unit_registration_changes(changed_by)->users",
-  "unit_setting_requests(requested_by)->users",
-  "unit_tags(tag_id)->tags",
-  "unit_theft_mode(switched_by)->users",
-  "unit_theft_reports(updated_by)->users",
-  "unit_tracker_history(replaced_by)->users",
-  "units(department_id)->departments",
-  "units(feature_profile_id)->feature_profiles",
-  "units(locked_by)->users",
-  "units(project_id)->projects",
-  "user_invitations(user_id)->users",
-  "user_preferences(user_id)->users",
-  "users(department_id)->departments",
-];
+export const FOREIGN_KEYS_TO_REWORK: readonly string[] = [];
 
 /**
  * Columns that name a row of a distributed table without a foreign key, because no key could check them on a
@@ -139,10 +68,41 @@ export const UNCONSTRAINED_REFERENCES: Readonly<Record<string, string>> = {
   'unit_state.unit_id': 'per-unit state, distributed by unit with the positions; written for a unit the gateway knows, and units are never deleted',
 
   // naming a user, a department, a profile, a project or a tag
+  'benefit_cars.updated_by': 'who saved the benefit car, shown by name; users are never deleted, only marked',
+  'bookings.created_by': 'who made the booking, shown by name; users are never deleted, only marked',
+  'bookings.updated_by': 'who last changed the booking, shown by name; users are never deleted, only marked',
+  'bulk_jobs.created_by': 'who started the job; users are never deleted, only marked',
+  'device_commands.requested_by': 'who queued the command; users are never deleted, only marked',
+  'geofences.created_by': 'who drew the zone; users are never deleted, only marked',
+  'places.created_by': 'who saved the place; users are never deleted, only marked',
+  'purpose_settings.changed_by': 'who changed the setting; users are never deleted, only marked',
+  'purposes.created_by': 'who added the purpose; users are never deleted, only marked',
+  'push_subscriptions.user_id': "the subscriber, who may be a reseller's or support user inside a customer's account; the account's rows go with it",
+  'report_frequency_denials.denied_by': 'who denied it; users are never deleted, only marked',
+  'tracker_stock.added_by': 'who added the tracker to stock (a reference table naming a user of any account); users are never deleted, only marked',
+  'trip_attest_log.by_user_id': 'who acted on the attest, shown by name; users are never deleted, only marked',
+  'trip_attests.attested_by': 'who attested, shown by name; users are never deleted, only marked',
+  'trip_attests.changed_by': 'who last changed the attest; users are never deleted, only marked',
+  'trip_driver_checkins.checked_in_by': 'who checked the driver in; users are never deleted, only marked',
+  'trip_driver_checkins.checked_out_by': 'who checked the driver out; users are never deleted, only marked',
+  'trip_merge_parts.merged_by': 'who merged the trips; users are never deleted, only marked',
+  'unit_access.granted_by': 'who gave the access; users are never deleted, only marked',
+  'unit_images.uploaded_by': 'who uploaded the picture; users are never deleted, only marked',
+  'unit_lock_log.locker_id': 'who held the lock, shown by name; users are never deleted, only marked',
+  'unit_lock_log.user_id': 'who locked or unlocked, shown by name; users are never deleted, only marked',
+  'unit_meter_calibrations.set_by': 'who set the meter; users are never deleted, only marked',
+  'unit_name_history.changed_by': 'who renamed the unit, shown by name; users are never deleted, only marked',
+  'unit_object_descriptions.updated_by': 'who last edited the description; users are never deleted, only marked',
+  'unit_registration_changes.changed_by': 'who changed the registration, shown by name; users are never deleted, only marked',
+  'unit_setting_requests.requested_by': 'who asked for the setting; users are never deleted, only marked',
+  'unit_theft_mode.switched_by': 'who switched theft mode; users are never deleted, only marked',
+  'unit_theft_reports.updated_by': 'who last edited the theft report; users are never deleted, only marked',
+  'unit_tracker_history.replaced_by': 'who replaced the tracker, shown by name; users are never deleted, only marked',
+  'units.locked_by': 'who holds the lock, shown by name; users are never deleted, only marked',
+  'user_preferences.user_id': "whose saved view it is: a reseller's or support user keeps views inside a customer's account; the account's rows go with it",
 
   // naming a zone, a place, an alarm, a receiver or a BLE tag
   'geofence_state.geofence_id': 'per-unit state (distributed by unit): deleting a zone deletes its state rows in the same transaction',
-
 };
 
 /** Every table of the schema (partitions follow their parent) and where it goes. */
@@ -155,6 +115,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   benefit_parameters: reference,
   co2_factors: reference, // CO2 per litre by fuel, country and year, corrected by the operator
   tracker_stock: reference,
+  login_emails: reference, // each login e-mail, unique over every account, and the user it names
   spatial_ref_sys: reference, // PostGIS's own
 
   // platform machinery on the coordinator
@@ -206,6 +167,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   place_rules: account,
   place_units: account,
   places: account,
+  password_resets: account,
   projects: account,
   purpose_settings: account,
   purposes: account,
@@ -214,6 +176,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   report_schedules: account,
   safe_home_checks: account,
   safe_homes: account,
+  sessions: account,
   tags: account,
   trip_attest_log: account,
   trip_attest_reminders: account,
@@ -222,6 +185,8 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   trip_merge_parts: account,
   trip_unit_settings: account,
   trips: account,
+  trusted_browsers: account,
+  two_factor_challenges: account,
   unit_images: account,
   unit_object_descriptions: account,
   unit_onboarding: account,
@@ -236,6 +201,7 @@ export const TABLE_PLACEMENT: Readonly<Record<string, Placement | 'account-pendi
   unit_setting_requests: account,
   unit_name_history: account,
   units: account,
+  user_invitations: account,
   user_preferences: account,
   users: account,
 

@@ -21,7 +21,8 @@ import {
   wizardPhoneProblem,
   wizardRegistrationSchema,
 } from './model';
-import { users } from './schema';
+import { LOGIN_EMAIL_TAKEN } from './login-emails';
+import { loginEmails } from './schema';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -525,10 +526,10 @@ describe('registration errors (spec §8)', () => {
 test('a lost race on a unique index is recognised on this driver (it becomes a field error, not a 500)', async () => {
   const existing = await app.createAccount();
   const error = await app.database.db
-    .insert(users)
-    .values({ accountId: existing.accountId, email: existing.email, passwordHash: 'x' })
+    .insert(loginEmails)
+    .values({ email: existing.email, userId: existing.userId, accountId: existing.accountId })
     .then(() => null, (caught: unknown) => caught);
-  expect(uniqueViolation(error)).toBe('users_email');
+  expect(uniqueViolation(error)).toBe(LOGIN_EMAIL_TAKEN);
   expect(uniqueViolation(new Error('other'))).toBeNull();
 });
 

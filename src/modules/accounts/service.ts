@@ -8,6 +8,7 @@ import type { BrandService } from '../brands/service';
 import { PAPER_INVOICE_POSITION } from '../units/model';
 import type { UnitService } from '../units/service';
 import type { PaymentTypes, Registered, Registration } from './model';
+import { claimLoginEmailWith, LOGIN_EMAIL_TAKEN } from './login-emails';
 import { accounts, users } from './schema';
 import { findUserByEmail } from './users';
 
@@ -88,13 +89,14 @@ export function createAccountService(platform: Platform, units: UnitService, bra
               createdAt: now,
             })
             .returning({ id: users.id });
+          await claimLoginEmailWith(tx, { userId: user!.id, accountId }, input.email);
           const unitId = await units.createFromStock(tx, { accountId, stock, createdAt: now });
           return { accountId, userId: user!.id, unitId };
         });
       } catch (error) {
         // Two registrations raced past the checks: the unique indexes decide, and the loser hears why.
         const constraint = uniqueViolation(error);
-        if (constraint === 'users_email') throw registrationFailed({ userName: ['validation.email.taken'] });
+        if (constraint === LOGIN_EMAIL_TAKEN) throw registrationFailed({ userName: ['validation.email.taken'] });
         if (constraint === 'units_imei') throw registrationFailed({ Imei: ['registration.imei.taken'] });
         throw error;
       }

@@ -175,6 +175,28 @@ describe('editing, deleting, sessions', () => {
     expect((await app.call('POST', `/api/admin/users/${solo.userId}`, { token, body })).status).toBe(200);
   });
 
+  test('an e-mail is unique over every account; a changed one is free again, also for another account', async () => {
+    const other = await app.createAccount();
+    const otherToken = await app.login(other);
+    const body = newUser();
+    const created = (await create(adminToken, body)).body.data!;
+    const refused = await create(otherToken, newUser({ email: body.email }));
+    expect(refused.status).toBe(422);
+    expect(fields(refused).email).toBeDefined();
+    const renamed = { firstName: created.firstName, lastName: created.lastName, email: `renamed.${created.email}`, phone: '', isAdmin: false };
+    expect((await app.call('POST', `/api/admin/users/${created.id}`, { token: adminToken, body: renamed })).status).toBe(200);
+    const taken = await create(otherToken, newUser({ email: body.email }));
+    expect(taken.status).toBe(200);
+    // The login directory names each address's user and account.
+    const logins = await app.database.rows(
+      sql`select email, user_id as "userId", account_id as "accountId" from login_emails where user_id in (${created.id}, ${taken.body.data!.id}) order by user_id`,
+    );
+    expect(logins).toEqual([
+      { email: renamed.email, userId: created.id, accountId: admin.accountId },
+      { email: body.email.toLowerCase(), userId: taken.body.data!.id, accountId: other.accountId },
+    ]);
+  });
+
   test('a deleted user cannot sign in, is in no list, and keeps their name for the trips they drove', async () => {
     const body = newUser({ firstName: 'Gone' });
     const created = (await create(adminToken, body)).body.data!;

@@ -11,6 +11,7 @@ import type { Actor } from '../auth/model';
 import type { AuthService } from '../auth/service';
 import type { BrandService } from '../brands/service';
 import type { UnitService } from '../units/service';
+import { claimLoginEmail, LOGIN_EMAIL_TAKEN, moveLoginEmail } from './login-emails';
 import {
   type AdminSession,
   type AdminUserRow,
@@ -62,17 +63,18 @@ export function createUserAdmin(platform: Platform, deps: { auth: AuthService; u
 
   /** The invitation mail is a queued job in the transaction that creates the user: it is sent once that commits. */
   queue.define<{ userId: number }>('accounts.invitation-mail', async ({ userId }) => {
-    const [user] = await database.query<{ email: string; language: Language; subsite_id: number; first_name: string; deleted_at: unknown }>(
-      `SELECT u.email, u.language, a.subsite_id, u.first_name, u.deleted_at FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.id = $1`,
+    const [user] = await database.query<{ email: string; account_id: number; language: Language; subsite_id: number; first_name: string; deleted_at: unknown }>(
+      `SELECT u.email, u.account_id, u.language, a.subsite_id, u.first_name, u.deleted_at FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.id = $1`,
       [userId],
     );
     if (!user || user.deleted_at) return;
     // The code is made here, so no link is ever stored in clear; a retried job sends a fresh one.
     const code = randomBytes(24).toString('base64url');
     const now = clock.now();
-    await database.query('INSERT INTO user_invitations (code_hash, user_id, expires_at, created_at) VALUES ($1, $2, $3::timestamptz, $4::timestamptz)', [
+    await database.query('INSERT INTO user_invitations (code_hash, user_id, account_id, expires_at, created_at) VALUES ($1, $2, $3, $4::timestamptz, $5::timestamptz)', [
       sha256(code),
       userId,
+      user.account_id,
       new Date(now.getTime() + INVITATION_MS).toISOString(),
       now.toISOString(),
     ]);
@@ -174,7 +176,7 @@ export function createUserAdmin(platform: Platform, deps: { auth: AuthService; u
       return await work();
     } catch (error) {
       // Two administrators raced past the check: the unique index decides.
-      if (uniqueViolation(error) === 'users_email') throw fieldError('email', 'validation.email.taken');
+      if (uniqueViolation(error) === LOGIN_EMAIL_TAKEN) throw fieldError('email', 'validation.email.taken');
       throw error;
     }
   }
@@ -260,6 +262,7 @@ export function createUserAdmin(platform: Platform, deps: { auth: AuthService; u
             ],
           );
           const id = created!.id;
+          await claimLoginEmail(query, { userId: id, accountId: actor.accountId }, input.email);
           await queue.enqueue(query, 'accounts.invitation-mail', { userId: id }, { uniqueKey: `invitation:${id}:${clock.now().toISOString()}` });
           await audit(query, actor, 'user.created', { id, label: `${input.firstName} ${input.lastName}`.trim() }, {
             email: { from: null, to: input.email },
@@ -348,6 +351,7 @@ export function createUserAdmin(platform: Platform, deps: { auth: AuthService; u
               input.language ?? null,
             ],
           );
+          if (input.email !== before.email) await moveLoginEmail(query, { userId, accountId: after!.account_id }, input.email);
           const was = snapshot(before);
           const now = snapshot(after!);
           const changes: NonNullable<AuditEntry['changes']> = {};
@@ -373,10 +377,11 @@ export function createUserAdmin(platform: Platform, deps: { auth: AuthService; u
         const user = await accountUser(query, actor, userId, true);
         if (user.role === 'admin' && (await otherAdmins(query, actor, userId)) === 0) throw new AppError(422, 'users.lastAdmin');
         // The address is free again for a new user; the row stays for the names on trips and in the audit log.
-        await query("UPDATE users SET deleted_at = $2::timestamptz, email = 'deleted-' || id || '@users.invalid', password_hash = '' WHERE id = $1", [
-          userId,
-          clock.now().toISOString(),
-        ]);
+        const [deleted] = await query<{ email: string; account_id: number }>(
+          "UPDATE users SET deleted_at = $2::timestamptz, email = 'deleted-' || id || '@users.invalid', password_hash = '' WHERE id = $1 RETURNING email, account_id",
+          [userId, clock.now().toISOString()],
+        );
+        await moveLoginEmail(query, { userId, accountId: deleted!.account_id }, deleted!.email);
         await query('UPDATE user_invitations SET used_at = $2::timestamptz WHERE user_id = $1 AND used_at IS NULL', [userId, clock.now().toISOString()]);
         await auth.endSessions(query, userId, null);
         await outbox.publish(query, 'user.deleted', { accountId: actor.accountId, userId });

@@ -1,19 +1,22 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../lib/db/client';
 import type { Actor, SessionUser } from '../auth/model';
+import { moveLoginEmailWith } from './login-emails';
 import { type AccountRow, accounts, type UserRow, users } from './schema';
 
 /** User look-ups and credential updates that other modules (auth, admin screens) reach through the accounts service. */
 
 /** A Drizzle handle or the transaction it runs, so a credential change can join the caller's transaction. */
-type Writer = Pick<Database, 'update'>;
+type Writer = Pick<Database, 'insert' | 'update'>;
 
 /** The sign-in fields the auth module keeps on a user: failed attempts, lock, password, e-mail and alert opt-outs. */
 export type UserCredentials = Partial<Pick<UserRow, 'email' | 'passwordHash' | 'alertsOptOut' | 'pushOptOut'>>;
 
 /** Returns the user's e-mail address after the change (null: no such user). */
 export async function updateUserCredentials(db: Writer, userId: number, change: UserCredentials): Promise<string | null> {
-  const [row] = await db.update(users).set(change).where(eq(users.id, userId)).returning({ email: users.email });
+  const [row] = await db.update(users).set(change).where(eq(users.id, userId)).returning({ email: users.email, accountId: users.accountId });
+  // A new e-mail moves the user's claim in the login directory, in the caller's transaction.
+  if (row && change.email !== undefined) await moveLoginEmailWith(db, { userId, accountId: row.accountId }, row.email);
   return row?.email ?? null;
 }
 

@@ -97,7 +97,7 @@ export function createAuditService(platform: Platform, brands: BrandService) {
       const entry: AuditEntry = event.payload;
       await tx(
         `INSERT INTO audit_entries (event_id, account_id, actor_user_id, support_user_id, action, target_kind, target_id, target_label, changes, at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::timestamptz) ON CONFLICT (event_id) DO NOTHING`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::timestamptz) ON CONFLICT (event_id, account_id) DO NOTHING`,
         [
           event.id,
           entry.accountId,

@@ -86,7 +86,7 @@ export async function createAuthService(platform: Platform, brands: BrandService
     const expiresAt = new Date(now.getTime() + (remember ? REMEMBERED_SESSION_MS : SESSION_MS));
     await db
       .insert(sessions)
-      .values({ id, userId: found.user.id, remember, userAgent: userAgent.slice(0, 512), createdAt: now, expiresAt, actingAccountId: acting?.id ?? null });
+      .values({ id, userId: found.user.id, accountId: found.user.accountId, remember, userAgent: userAgent.slice(0, 512), createdAt: now, expiresAt, actingAccountId: acting?.id ?? null });
     const token = await new SignJWT({ sid: id })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(String(found.user.id))
@@ -282,6 +282,7 @@ export async function createAuthService(platform: Platform, brands: BrandService
         await db.insert(twoFactorChallenges).values({
           tokenHash: sha256(challenge),
           userId: user.id,
+          accountId: user.accountId,
           remember: input.remember_me,
           expiresAt: new Date(now.getTime() + TWO_FACTOR_CHALLENGE_MS),
           createdAt: now,
@@ -374,6 +375,7 @@ export async function createAuthService(platform: Platform, brands: BrandService
         deviceSecret = randomBytes(32).toString('base64url');
         await db.insert(trustedBrowsers).values({
           userId: found.user.id,
+          accountId: found.user.accountId,
           secretHash: sha256(deviceSecret),
           fingerprintHash: fingerprintHash(input.fingerprint),
           expiresAt: new Date(now.getTime() + TRUSTED_BROWSER_MS),
@@ -410,7 +412,7 @@ export async function createAuthService(platform: Platform, brands: BrandService
       if (!found) return;
       const now = clock.now();
       const code = randomBytes(24).toString('base64url');
-      await db.insert(passwordResets).values({ codeHash: sha256(code), userId: found.user.id, expiresAt: new Date(now.getTime() + RESET_LINK_MS), createdAt: now });
+      await db.insert(passwordResets).values({ codeHash: sha256(code), userId: found.user.id, accountId: found.user.accountId, expiresAt: new Date(now.getTime() + RESET_LINK_MS), createdAt: now });
       const link = `${config.PUBLIC_URL.replace(/\/$/, '')}/user/reset-password?_c=${code}`;
       sendMail(found.user.email, found.account.subsiteId, input.lang, 'reset', { link }).catch((error: unknown) =>
         log.error('reset mail failed', { error: error instanceof Error ? error.message : String(error) }),

@@ -310,6 +310,20 @@ describe('scope', () => {
     });
     expect(bad.status).toBe(422);
   });
+
+  test("a browser's endpoint subscribed again by a user of another account pushes to that user only", async () => {
+    const other = await app.createAccount({ role: 'admin' });
+    const otherToken = await app.login(other);
+    const subscription = push.subscribe();
+    expect((await app.call('POST', '/api/notifications/push/subscriptions', { token: admin.token, body: subscription })).status).toBe(200);
+    expect((await app.call('POST', '/api/notifications/push/subscriptions', { token: otherToken, body: subscription })).status).toBe(200);
+    const endpoints = async (token: string) =>
+      (await app.call<PushSubscriptionView[]>('GET', '/api/notifications/push/subscriptions', { token })).body.data!.map((row) => row.endpoint);
+    expect(await endpoints(admin.token)).not.toContain(subscription.endpoint);
+    expect(await endpoints(otherToken)).toEqual([subscription.endpoint]);
+    const rows = await app.database.query('SELECT account_id FROM push_subscriptions WHERE endpoint = $1', [subscription.endpoint]);
+    expect(rows).toEqual([{ account_id: other.accountId }]);
+  });
 });
 
 test('without a provider, SMS and push are recorded, not sent (the quick start needs no account)', async () => {

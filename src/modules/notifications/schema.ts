@@ -2,16 +2,20 @@ import { bigint, bigserial, boolean, integer, pgTable, primaryKey, serial, text,
 
 /** Tables of migration 0101. The service uses parameterised SQL; these types document the rows. */
 
-export const pushSubscriptions = pgTable('push_subscriptions', {
-  id: serial('id').primaryKey(),
-  accountId: integer('account_id').notNull(),
-  userId: integer('user_id').notNull(),
-  endpoint: text('endpoint').notNull(),
-  p256dh: text('p256dh').notNull(),
-  auth: text('auth').notNull(),
-  userAgent: text('user_agent').notNull(),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+export const pushSubscriptions = pgTable(
+  'push_subscriptions',
+  {
+    id: serial('id').notNull(),
+    accountId: integer('account_id').notNull(),
+    userId: integer('user_id').notNull(),
+    endpoint: text('endpoint').notNull(),
+    p256dh: text('p256dh').notNull(),
+    auth: text('auth').notNull(),
+    userAgent: text('user_agent').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.id, table.accountId] })],
+);
 
 export const notificationAttempts = pgTable('notification_attempts', {
   id: bigserial('id', { mode: 'number' }).notNull(),

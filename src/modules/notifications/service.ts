@@ -325,13 +325,19 @@ export async function createNotificationService(platform: Platform) {
     },
 
     async subscribe(actor: Actor, input: PushSubscriptionInput, userAgent: string): Promise<PushSubscriptionView> {
-      const [row] = await database.query<{ id: number; endpoint: string; user_agent: string; created_at: Date | string }>(
-        `INSERT INTO push_subscriptions (account_id, user_id, endpoint, p256dh, auth, user_agent) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (endpoint) DO UPDATE SET account_id = EXCLUDED.account_id, user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh,
-           auth = EXCLUDED.auth, user_agent = EXCLUDED.user_agent
-         RETURNING id, endpoint, user_agent, created_at`,
-        [actor.accountId, actor.userId, input.endpoint, input.keys.p256dh, input.keys.auth, userAgent.slice(0, 300)],
-      );
+      const [row] = await database.transaction(async (query) => {
+        // A browser's endpoint pushes to one signed-in user only. The key holds it unique within an account; a
+        // subscription the browser made in another account (another user, or a reseller inside a customer's account)
+        // is dropped here.
+        await query('DELETE FROM push_subscriptions WHERE endpoint = $1 AND account_id <> $2', [input.endpoint, actor.accountId]);
+        return query<{ id: number; endpoint: string; user_agent: string; created_at: Date | string }>(
+          `INSERT INTO push_subscriptions (account_id, user_id, endpoint, p256dh, auth, user_agent) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (endpoint, account_id) DO UPDATE SET user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh,
+             auth = EXCLUDED.auth, user_agent = EXCLUDED.user_agent
+           RETURNING id, endpoint, user_agent, created_at`,
+          [actor.accountId, actor.userId, input.endpoint, input.keys.p256dh, input.keys.auth, userAgent.slice(0, 300)],
+        );
+      });
       return { id: row!.id, endpoint: row!.endpoint, userAgent: row!.user_agent, createdAt: new Date(row!.created_at).toISOString() };
     },
 
