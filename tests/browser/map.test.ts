@@ -7,7 +7,7 @@ import { createCommandService } from '../../src/modules/io/service';
 import { decodeUnitList, type HistoryDay, type LiveMessage, type TrackedUnitList } from '../../src/modules/tracking/model';
 import type { FleetMapProbe } from '../../src/web/features/map/LiveMap';
 import { connectDevice } from '../support/device';
-import { DESKTOP, eventually, login, PHONE, screenshot, startSuite, type Suite } from './support';
+import { closePage, DESKTOP, eventually, login, PHONE, screenshot, startSuite, type Suite } from './support';
 
 // The map loads MapLibre and deck.gl and renders with software WebGL: allow for a slow machine.
 setDefaultTimeout(90_000);
@@ -135,9 +135,10 @@ describe('live map', () => {
     await first.waitForLoadState('networkidle');
     // The map opened afresh in a new tab of the same browser profile (the session is stored), the first tab closed
     // before: a reload, or a second map beside a live one, lets events of the first map's workers and socket reach the
-    // test's connection after their objects are gone, which breaks it for every later test of the file.
+    // test's connection after their objects are gone, which breaks it for every later test of the file; closePage
+    // lets the first tab's socket close before the tab does.
     const context = first.context();
-    await first.close();
+    await closePage(first);
     const page = await suite.newPage(undefined, context);
     const listRequests: string[] = [];
     page.on('request', (request) => {

@@ -1,7 +1,7 @@
 import { expect } from 'bun:test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page, type WebSocket } from 'playwright-core';
 import { reportPageProblem } from '../support/page-problems';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -39,6 +39,36 @@ export function watchContentSecurityPolicy(context: BrowserContext): BrowserCont
   return context;
 }
 
+/** The WebSockets each page has opened, so that closing a page can wait for them to close first. */
+const pageSockets = new WeakMap<Page, WebSocket[]>();
+
+function watchSockets(page: Page): Page {
+  const sockets: WebSocket[] = [];
+  pageSockets.set(page, sockets);
+  page.on('websocket', (socket) => sockets.push(socket));
+  return page;
+}
+
+/**
+ * Closes a page that may hold a live WebSocket (the map's). Closing it outright can let a frame of the socket reach
+ * the test's Playwright connection after the socket's object is gone ("Cannot find object to frameReceived"), which
+ * breaks the connection for the rest of the file. So the page first leaves for about:blank, which closes its sockets
+ * while their objects still exist, and only once every socket has reported its close is the page itself closed.
+ */
+export async function closePage(page: Page): Promise<void> {
+  if (page.isClosed()) return;
+  await page.goto('about:blank');
+  const open = (pageSockets.get(page) ?? []).filter((socket) => !socket.isClosed());
+  await Promise.all(open.map((socket) => socket.waitForEvent('close', { timeout: 10_000 }).catch(() => {})));
+  await page.close();
+}
+
+/** Closes a context's pages the clean way (see closePage), then the context. */
+export async function closeContext(context: BrowserContext): Promise<void> {
+  for (const page of context.pages()) await closePage(page).catch(() => {});
+  await context.close();
+}
+
 /**
  * One server and one browser per test file; each test opens its own context (fresh storage). The file's start-up and
  * shut-down times go to the log, so CI's output shows how much of a file's time is spent outside its tests.
@@ -58,7 +88,7 @@ export async function startSuite(options: { env?: Record<string, string> } = {})
         ctx = watchContentSecurityPolicy(await browser.newContext({ viewport, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' }));
         contexts.push(ctx);
       }
-      const page = await ctx.newPage();
+      const page = watchSockets(await ctx.newPage());
       // Generous: two lanes of tests share a small CI machine, and a step waits only as long as it must.
       page.setDefaultTimeout(20_000);
       return page;
@@ -70,7 +100,7 @@ export async function startSuite(options: { env?: Record<string, string> } = {})
     },
     async close() {
       const closing = performance.now();
-      for (const ctx of contexts) await ctx.close().catch(() => {});
+      for (const ctx of contexts) await closeContext(ctx).catch(() => {});
       await browser.close().catch(() => {});
       await server.close();
       console.log(`suite stopped in ${Math.round(performance.now() - closing)} ms`);
