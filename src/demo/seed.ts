@@ -466,7 +466,7 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
         const due = nextDue({ schedule: home.schedule, frequency: home.frequency, startDate: monday, timeZone: zone }, platform.clock.now());
         await query(
           `INSERT INTO safe_homes (unit_id, account_id, status, schedule, frequency, start_date, time_zone, address, radius, center_lat, center_lng, enabled_at, next_due_at)
-           VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (unit_id) DO NOTHING`,
+           VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (unit_id, account_id) DO NOTHING`,
           [
             home.device.unitId,
             accountId,

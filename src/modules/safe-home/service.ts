@@ -322,7 +322,7 @@ export function createSafeHomeService(platform: Platform, deps: SafeHomeServiceD
          INSERT INTO safe_home_checks (unit_id, due_at, account_id, ran_at, late, outcome, distance_m)
          SELECT c.unit_id, c.due_at, c.account_id, $4, c.late, c.outcome, c.distance_m
          FROM unnest($1::int[], $2::timestamptz[], $3::int[], $5::boolean[], $6::text[], $7::int[]) AS c(unit_id, due_at, account_id, late, outcome, distance_m)
-         ON CONFLICT (unit_id, due_at) DO NOTHING RETURNING unit_id, due_at
+         ON CONFLICT (unit_id, due_at, account_id) DO NOTHING RETURNING unit_id, due_at
        )
        UPDATE safe_homes h SET last_check_at = c.due_at, next_due_at = n.next_due_at
        FROM checked c JOIN unnest($1::int[], $8::timestamptz[]) AS n(unit_id, next_due_at) ON n.unit_id = c.unit_id

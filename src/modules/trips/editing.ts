@@ -248,7 +248,7 @@ export function createTripEditing(
         );
         // Check-ins that began after this trip are superseded by this one.
         await query('DELETE FROM trip_driver_checkins WHERE unit_id = $1 AND checked_in_at > $2::timestamptz', [trip.unit_id, at]);
-        await query('INSERT INTO trip_driver_checkins (unit_id, account_id, user_id, checked_in_at, checked_in_by) SELECT $1, account_id, $2, $3::timestamptz, $4 FROM units WHERE id = $1', [
+        await query('INSERT INTO trip_driver_checkins (unit_id, account_id, user_id, checked_in_at, checked_in_by) SELECT $1, account_id, $2, $3::timestamptz, $4 FROM unit_directory WHERE id = $1', [
           trip.unit_id,
           input.driverUserId,
           at,
