@@ -222,7 +222,8 @@ describe('shell', () => {
     await signIn(page, account);
     await suite.server.database.exec(`update sessions set revoked_at = now() where user_id = ${account.userId}`);
     await page.reload();
-    await page.waitForURL((url) => url.pathname === '/');
+    // The address is what matters here, not the reloaded map's own load (slow with software WebGL); the heading follows.
+    await page.waitForURL((url) => url.pathname === '/', { waitUntil: 'commit' });
     await page.getByRole('heading', { name: 'Logga in' }).waitFor();
   });
 

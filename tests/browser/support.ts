@@ -63,12 +63,6 @@ export async function closePage(page: Page): Promise<void> {
   await page.close();
 }
 
-/** Closes a context's pages the clean way (see closePage), then the context. */
-export async function closeContext(context: BrowserContext): Promise<void> {
-  for (const page of context.pages()) await closePage(page).catch(() => {});
-  await context.close();
-}
-
 /**
  * One server and one browser per test file; each test opens its own context (fresh storage). The file's start-up and
  * shut-down times go to the log, so CI's output shows how much of a file's time is spent outside its tests.
@@ -100,7 +94,8 @@ export async function startSuite(options: { env?: Record<string, string> } = {})
     },
     async close() {
       const closing = performance.now();
-      for (const ctx of contexts) await closeContext(ctx).catch(() => {});
+      // Plainly: a file's last pages may be gone or stuck (a crashed screen), and the file's tests are over.
+      for (const ctx of contexts) await ctx.close().catch(() => {});
       await browser.close().catch(() => {});
       await server.close();
       console.log(`suite stopped in ${Math.round(performance.now() - closing)} ms`);
