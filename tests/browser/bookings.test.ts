@@ -249,6 +249,9 @@ describe('week grid', () => {
     await page.getByTestId('booking-cancel').click();
 
     // Today: a start that has passed goes to the current time, an end that has passed one hour ahead (spec §5).
+    // The server's clock (which the form follows) is set to this morning, 08:20 UTC, 09:20 or 10:20 in Stockholm:
+    // late in the evening the next full hour, the form's default start, is already tomorrow, where 00:00 has not passed.
+    suite.server.clock.set(new Date(`${today()}T08:20:00Z`));
     await openSchedule(page);
     await page.getByTestId(`cell-${KIA}-${today()}-new`).press('Enter');
     await page.getByTestId('booking-start-time').selectOption('00:00');
@@ -258,6 +261,7 @@ describe('week grid', () => {
     await page.getByTestId('booking-end-time').selectOption('00:00');
     await expect(page.getByTestId('booking-end-notice').textContent()).resolves.toBe(message('bookings.SetToOneHourAhead'));
     expect(await page.getByTestId('booking-end-time').inputValue()).not.toBe('00:00');
+    suite.server.clock.set(new Date());
   });
 
   test('a few thousand vehicles: only the rows in view are drawn, search and scrolling stay quick', async () => {

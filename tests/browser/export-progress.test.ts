@@ -53,6 +53,11 @@ test('a long export shows how far the download has come, then saves the file', a
       if (text && seen.at(-1) !== text) seen.push(text);
     }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
   });
+  // The answer comes at the pace of a slow mobile link (the CI machine can otherwise read the whole file in one go,
+  // when there is nothing to show between its first and last byte).
+  const network = await page.context().newCDPSession(page);
+  await network.send('Network.enable');
+  await network.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: 64 * 1024, uploadThroughput: -1 });
   await page.getByTestId('triplog-export').click();
   const download = page.waitForEvent('download');
   await page.getByRole('menu').getByRole('menuitem', { name: 'PDF – Sverige (körjournal enligt Skatteverket)' }).click();
