@@ -267,14 +267,21 @@ describe('live map', () => {
     const car = await addUnit(account.accountId, 'Historikbil', 'HIS001');
     // Today: two drives of six minutes, each followed by parking, stored as the ingest stores them, and
     // the two trips as the trip log holds them (written here so the test does not depend on detection tuning).
-    const start = Date.now() - 60 * 60_000;
+    // The hour before now, squeezed into the time since midnight in Stockholm when a run starts just after it.
+    const [hour, minuteOfHour] = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Stockholm', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })
+      .format(new Date())
+      .split(':')
+      .map(Number);
+    const sinceMidnight = (hour! * 60 + minuteOfHour!) * 60_000;
+    const minute = 60_000 * Math.max(0.02, Math.min(1, (sinceMidnight - 2 * 60_000) / (60 * 60_000)));
+    const start = Date.now() - 60 * minute;
     const rows: Array<[number, number, number, number, boolean]> = [];
     const trips: Array<{ from: number; to: number; first: [number, number]; last: [number, number] }> = [];
     for (let trip = 0; trip < 2; trip++) {
-      const t0 = start + trip * 30 * 60_000;
-      for (let i = 0; i <= 12; i++) rows.push([t0 + i * 30_000, 59.33 + trip * 0.02 + i * 0.001, 18.05 + i * 0.0015, i === 12 ? 0 : 45, i < 12]);
-      for (let i = 1; i <= 8; i++) rows.push([t0 + 6 * 60_000 + i * 60_000, 59.342 + trip * 0.02, 18.068, 0, false]);
-      trips.push({ from: t0, to: t0 + 6 * 60_000, first: [18.05, 59.33 + trip * 0.02], last: [18.068, 59.342 + trip * 0.02] });
+      const t0 = Math.round(start + trip * 30 * minute);
+      for (let i = 0; i <= 12; i++) rows.push([Math.round(t0 + i * 0.5 * minute), 59.33 + trip * 0.02 + i * 0.001, 18.05 + i * 0.0015, i === 12 ? 0 : 45, i < 12]);
+      for (let i = 1; i <= 8; i++) rows.push([Math.round(t0 + (6 + i) * minute), 59.342 + trip * 0.02, 18.068, 0, false]);
+      trips.push({ from: t0, to: rows[12 + trip * 21]![0], first: [18.05, 59.33 + trip * 0.02], last: [18.068, 59.342 + trip * 0.02] });
     }
     for (const [t, lat, lon, speed, ignition] of rows) {
       await suite.server.database.exec(
@@ -318,7 +325,7 @@ describe('live map', () => {
     const max = Number(await slider.getAttribute('max'));
     expect(min).toBe(rows[0]![0]);
     expect(max).toBe(lastT);
-    await slider.fill(String(trips[0]!.from + 3 * 60_000));
+    await slider.fill(String(rows[6]![0]));
     await page.waitForFunction(() => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.drawn().replay !== null);
     const middle = await page.evaluate(() => (window as unknown as { __fleetMap: FleetMapProbe }).__fleetMap.map?.drawn().replay);
     expect(middle![1]).toBeCloseTo(59.336, 3);

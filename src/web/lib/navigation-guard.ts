@@ -14,6 +14,18 @@ export type LeaveCheck = () => boolean | Promise<boolean>;
 
 const browser = UNSAFE_createBrowserHistory({ v5Compat: true });
 let hold: LeaveCheck | null = null;
+const pathListeners = new Set<() => void>();
+
+/**
+ * Runs `listener` whenever the app moves to another path, at once: before the router draws the next screen (it does
+ * so in a transition, later). A map stops drawing here rather than when its screen is finally taken away.
+ */
+export function onPathChange(listener: () => void): () => void {
+  pathListeners.add(listener);
+  return () => {
+    pathListeners.delete(listener);
+  };
+}
 
 /**
  * Holds every move to another page (another path or query; a jump within the page passes) until `check` answers.
@@ -65,7 +77,9 @@ export const appHistory: History = {
     /** The step let through after the user chose to leave: its popstate is not asked about again. */
     let leaving = false;
     const pass = (update: Update) => {
+      const pathChanged = update.location.pathname !== shown.pathname;
       shown = update.location;
+      if (pathChanged) for (const pathListener of [...pathListeners]) pathListener();
       listener(update);
     };
     return browser.listen((update: Update) => {

@@ -1,5 +1,7 @@
 import { Map as MapLibre, type MapMouseEvent, NavigationControl, ScaleControl } from 'maplibre-gl';
 import { createContext, type ReactNode, useContext, useLayoutEffect, useRef, useState } from 'react';
+import { useLocation } from 'react-router';
+import { onPathChange } from '../../lib/navigation-guard';
 import { applyBaseMap } from './basemap';
 import { prepareMapLibre, webglAvailable } from './maplibre-setup';
 
@@ -122,7 +124,45 @@ function reduceResolutionWhileMoving(map: MapLibre, node: HTMLElement, onResized
   };
 }
 
-/** `?teardown=sync` takes a left map down at once, in the task that leaves it (for comparison: bench/map-exit.ts). */
+/**
+ * Stops a left map from drawing again before it is taken down. With software rendering a frame of the whole map takes
+ * the GPU process up to a second or more, and the compositor's next commit reads the canvas back and waits for it:
+ * one frame asked for by the last position update (or by deck.gl) held the click that left the map for seconds.
+ */
+function haltRendering(map: MapLibre): void {
+  // MapLibre keeps the frame it has asked for in `_frameRequest`; its own resize observer redraws at once when the
+  // element leaves the page (its size drops to nothing).
+  const internal = map as unknown as MapLibreInternals;
+  internal._frameRequest?.abort();
+  internal._frameRequest = null;
+  internal._trackResize = false;
+  internal._resizeObserver?.disconnect();
+  map.triggerRepaint = () => {};
+  map.redraw = () => map;
+}
+
+/** Undoes `haltRendering` for a map whose page's path changed while the map stayed on it. */
+function resumeRendering(map: MapLibre, container: HTMLElement): void {
+  const internal = map as unknown as MapLibreInternals;
+  // The halt's stand-ins are the instance's own properties: without them the prototype's methods answer again.
+  delete (map as unknown as Partial<Pick<MapLibre, 'triggerRepaint' | 'redraw'>>).triggerRepaint;
+  delete (map as unknown as Partial<Pick<MapLibre, 'triggerRepaint' | 'redraw'>>).redraw;
+  internal._trackResize = true;
+  internal._resizeObserver?.observe(container);
+  map.resize();
+  map.triggerRepaint();
+}
+
+interface MapLibreInternals {
+  _frameRequest: AbortController | null;
+  _resizeObserver?: ResizeObserver;
+  _trackResize: boolean;
+}
+
+/**
+ * `?teardown=sync` leaves a map as before, for comparison (bench/first-start.ts): taken down at once in the task that
+ * leaves it, and free to draw the frames it has asked for until then.
+ */
 const SYNC_TEARDOWN = new URLSearchParams(window.location.search).get('teardown') === 'sync';
 
 /** Runs `run` when the browser is idle (at the latest after a second), or soon where there is no idle callback. */
@@ -186,6 +226,9 @@ export function MapView(props: MapViewProps) {
   propsRef.current = props;
   const [scene, setScene] = useState<MapScene | null>(null);
   const [failed, setFailed] = useState(false);
+  /** The path the app moved to when the map stopped drawing (null while it draws). */
+  const haltedFor = useRef<string | null>(null);
+  const { pathname } = useLocation();
 
   // Create the map once. In a layout effect: the children then mount in a synchronous render right after, with
   // their effects, in the same task; from a passive effect their render waited its turn behind the page's own (the
@@ -259,17 +302,35 @@ export function MapView(props: MapViewProps) {
       announce: announcer(container),
     });
     start.onMap?.(map);
+    // Nothing more is drawn once the app moves to another path (a flight under way stops, a frame asked for is dropped
+    // and none is asked for again): at the click, not once the next screen is ready, so no frame of a map being left
+    // holds the page. A map that stays on its page draws again (below).
+    const halt = () => {
+      if (haltedFor.current !== null || SYNC_TEARDOWN) return;
+      haltedFor.current = window.location.pathname;
+      map.stop();
+      haltRendering(map);
+    };
+    const stopWatchingPath = onPathChange(halt);
     return () => {
+      stopWatchingPath();
       stopAdapting();
       abort.abort();
       resizeObserver.disconnect();
       propsRef.current.onMap?.(null);
       removed = true;
-      // Nothing more is drawn: a flight under way stops, and the map's element leaves the page with React's.
-      map.stop();
+      // The map's element leaves the page with React's; the map itself goes in idle moments after.
+      halt();
       retireMap(map, retiring);
     };
   }, []);
+
+  // The path changed and this map is still shown there (its screen stayed): it draws again.
+  useLayoutEffect(() => {
+    if (!scene || haltedFor.current !== pathname) return;
+    haltedFor.current = null;
+    resumeRendering(scene.map, scene.container);
+  }, [pathname, scene]);
 
   return (
     <>
