@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { type Gateway, startGateway } from '../../src/gateway';
 import { encodeAvlFrame, encodeImeiFrame } from '../../src/gateway/teltonika';
 import { createCommandService } from '../../src/modules/io/service';
 import { decodeUnitList, type HistoryDay, type LiveMessage, type TrackedUnitList } from '../../src/modules/tracking/model';
 import type { FleetMapProbe } from '../../src/web/features/map/LiveMap';
 import { connectDevice } from '../support/device';
-import { closePage, DESKTOP, eventually, login, PHONE, screenshot, startSuite, type Suite } from './support';
+import { DESKTOP, eventually, launchProfile, login, PHONE, screenshot, startSuite, type Suite } from './support';
 
 // The map loads MapLibre and deck.gl and renders with software WebGL: allow for a slow machine.
 setDefaultTimeout(90_000);
@@ -128,69 +131,80 @@ describe('live map', () => {
     const account = await suite.server.createAccount();
     const car = await addUnit(account.accountId, 'Poolbil 1', 'POO001');
     await sendThroughGateway(car.imei, [{ lat: 59.3293, lon: 18.0686 }]);
-    const first = await suite.newPage();
-    // Remembered (kept in the profile's storage rather than the tab's), so the second tab starts signed in.
-    await openMap(first, account, { remember: true });
-    await first.locator('[data-testid="map-gl"][data-basemap="offline"]').waitFor({ timeout: 30_000 });
-    await first.waitForLoadState('networkidle');
-    // The map opened afresh in a new tab of the same browser profile (the session is stored), the first tab closed
-    // before: a reload, or a second map beside a live one, lets events of the first map's workers and socket reach the
-    // test's connection after their objects are gone, which breaks it for every later test of the file; closePage
-    // lets the first tab's socket close before the tab does.
-    const context = first.context();
-    await closePage(first);
-    const page = await suite.newPage(undefined, context);
-    const listRequests: string[] = [];
-    page.on('request', (request) => {
-      if (new URL(request.url()).pathname === '/api/tracking/units') listRequests.push(request.url());
-    });
-    await page.goto('/user/realtime-tracking');
-    await page.waitForFunction(() => window.__fleetMap?.store.loadState === 'ready');
-    expect(listRequests).toHaveLength(1);
-    await expect(page.evaluate(() => window.__fleetMap?.store.units.map((unit) => unit.name))).resolves.toEqual(['Poolbil 1']);
-    // Asked for at start-up: before the router had even asked for the map page's code.
-    const started = await page.evaluate(() => {
-      const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
-      return {
-        list: entries.find((entry) => entry.name.includes('/api/tracking/units'))?.startTime ?? -1,
-        page: entries.find((entry) => /\/assets\/LiveMap-[^/]+\.js$/.test(entry.name))?.startTime ?? -1,
-      };
-    });
-    expect(started.list).toBeGreaterThan(0);
-    expect(started.list).toBeLessThan(started.page);
-    // The outlines come as files MapLibre's worker loads: Sweden at 1:10m from zoom 7, the world at 1:50m.
-    await page.locator('[data-testid="map-gl"][data-basemap="offline"]').waitFor({ timeout: 30_000 });
-    const outlines = await page.evaluate(() => {
-      const map = window.__fleetMap!.map!.map;
-      return { detailed: map.querySourceFeatures('detailed').length, world: map.querySourceFeatures('world').length, zoom: map.getZoom() };
-    });
-    expect(outlines.zoom).toBeGreaterThanOrEqual(7);
-    expect(outlines.detailed).toBeGreaterThan(0);
-    expect(outlines.world).toBeGreaterThan(0);
+    const profile = mkdtempSync(join(tmpdir(), 'fleet-map-profile-'));
+    const browsers: BrowserContext[] = [];
+    const open = async () => {
+      const page = await launchProfile(profile, suite.server.url);
+      browsers.push(page.context());
+      return page;
+    };
+    try {
+      // The map opened afresh by the same browser profile started again (the session is stored in it), the first
+      // browser gone by then: a reload, a second map beside a live one or a second tab of the same profile let events of
+      // the first map's requests, workers and socket reach the test's connection after their objects were gone (about
+      // half the runs), which broke it for every later test of the file. A browser that has exited sends nothing more.
+      const first = await open();
+      // Remembered (kept in the profile's storage rather than the tab's), so the restarted browser starts signed in.
+      await openMap(first, account, { remember: true });
+      await first.locator('[data-testid="map-gl"][data-basemap="offline"]').waitFor({ timeout: 30_000 });
+      await first.waitForLoadState('networkidle');
+      await first.context().close();
+      const page = await open();
+      const listRequests: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/api/tracking/units') listRequests.push(request.url());
+      });
+      await page.goto('/user/realtime-tracking');
+      await page.waitForFunction(() => window.__fleetMap?.store.loadState === 'ready');
+      expect(listRequests).toHaveLength(1);
+      await expect(page.evaluate(() => window.__fleetMap?.store.units.map((unit) => unit.name))).resolves.toEqual(['Poolbil 1']);
+      // Asked for at start-up: before the router had even asked for the map page's code.
+      const started = await page.evaluate(() => {
+        const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+        return {
+          list: entries.find((entry) => entry.name.includes('/api/tracking/units'))?.startTime ?? -1,
+          page: entries.find((entry) => /\/assets\/LiveMap-[^/]+\.js$/.test(entry.name))?.startTime ?? -1,
+        };
+      });
+      expect(started.list).toBeGreaterThan(0);
+      expect(started.list).toBeLessThan(started.page);
+      // The outlines come as files MapLibre's worker loads: Sweden at 1:10m from zoom 7, the world at 1:50m.
+      await page.locator('[data-testid="map-gl"][data-basemap="offline"]').waitFor({ timeout: 30_000 });
+      const outlines = await page.evaluate(() => {
+        const map = window.__fleetMap!.map!.map;
+        return { detailed: map.querySourceFeatures('detailed').length, world: map.querySourceFeatures('world').length, zoom: map.getZoom() };
+      });
+      expect(outlines.zoom).toBeGreaterThanOrEqual(7);
+      expect(outlines.detailed).toBeGreaterThan(0);
+      expect(outlines.world).toBeGreaterThan(0);
 
-    // Software WebGL (this browser has no GPU): a moving map is drawn at half resolution, sharp again once settled.
-    const renderer = await page.evaluate(() => {
-      const gl = window.__fleetMap!.map!.map.getCanvas().getContext('webgl2')!;
-      const info = gl.getExtension('WEBGL_debug_renderer_info');
-      return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
-    });
-    expect(renderer).toMatch(/SwiftShader/i);
-    const canvas = page.getByTestId('map-gl');
-    expect(await canvas.getAttribute('data-resolution')).toBe('full');
-    const whileMoving = await page.evaluate(async () => {
-      const map = window.__fleetMap!.map!.map;
-      const widths: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        map.panBy([20, 0], { animate: false });
-        await new Promise((resolve) => requestAnimationFrame(resolve));
-        widths.push(map.getCanvas().width / map.getCanvas().clientWidth);
-      }
-      return { widths, state: document.querySelector('[data-testid="map-gl"]')?.getAttribute('data-resolution') };
-    });
-    expect(whileMoving.state).toBe('reduced');
-    for (const ratio of whileMoving.widths) expect(ratio).toBeCloseTo(0.5, 1);
-    await page.locator('[data-testid="map-gl"][data-resolution="full"]').waitFor({ timeout: 5000 });
-    await expect(page.evaluate(() => window.__fleetMap!.map!.map.getCanvas().width / window.__fleetMap!.map!.map.getCanvas().clientWidth)).resolves.toBeCloseTo(1, 1);
+      // Software WebGL (this browser has no GPU): a moving map is drawn at half resolution, sharp again once settled.
+      const renderer = await page.evaluate(() => {
+        const gl = window.__fleetMap!.map!.map.getCanvas().getContext('webgl2')!;
+        const info = gl.getExtension('WEBGL_debug_renderer_info');
+        return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      });
+      expect(renderer).toMatch(/SwiftShader/i);
+      const canvas = page.getByTestId('map-gl');
+      expect(await canvas.getAttribute('data-resolution')).toBe('full');
+      const whileMoving = await page.evaluate(async () => {
+        const map = window.__fleetMap!.map!.map;
+        const widths: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          map.panBy([20, 0], { animate: false });
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+          widths.push(map.getCanvas().width / map.getCanvas().clientWidth);
+        }
+        return { widths, state: document.querySelector('[data-testid="map-gl"]')?.getAttribute('data-resolution') };
+      });
+      expect(whileMoving.state).toBe('reduced');
+      for (const ratio of whileMoving.widths) expect(ratio).toBeCloseTo(0.5, 1);
+      await page.locator('[data-testid="map-gl"][data-resolution="full"]').waitFor({ timeout: 5000 });
+      await expect(page.evaluate(() => window.__fleetMap!.map!.map.getCanvas().width / window.__fleetMap!.map!.map.getCanvas().clientWidth)).resolves.toBeCloseTo(1, 1);
+    } finally {
+      for (const browser of browsers) await browser.close().catch(() => {});
+      rmSync(profile, { recursive: true, force: true });
+    }
   });
 
   test('list search filters the virtualised list, and a click focuses the unit', async () => {
@@ -280,8 +294,9 @@ describe('live map', () => {
     for (let trip = 0; trip < 2; trip++) {
       const t0 = Math.round(start + trip * 30 * minute);
       for (let i = 0; i <= 12; i++) rows.push([Math.round(t0 + i * 0.5 * minute), 59.33 + trip * 0.02 + i * 0.001, 18.05 + i * 0.0015, i === 12 ? 0 : 45, i < 12]);
+      // The trip ends with its last driving position (the parking follows it).
+      trips.push({ from: t0, to: rows.at(-1)![0], first: [18.05, 59.33 + trip * 0.02], last: [18.068, 59.342 + trip * 0.02] });
       for (let i = 1; i <= 8; i++) rows.push([Math.round(t0 + (6 + i) * minute), 59.342 + trip * 0.02, 18.068, 0, false]);
-      trips.push({ from: t0, to: rows[12 + trip * 21]![0], first: [18.05, 59.33 + trip * 0.02], last: [18.068, 59.342 + trip * 0.02] });
     }
     for (const [t, lat, lon, speed, ignition] of rows) {
       await suite.server.database.exec(

@@ -1,7 +1,7 @@
 import { expect } from 'bun:test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page, type WebSocket } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { reportPageProblem } from '../support/page-problems';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -10,12 +10,27 @@ export const SCREENSHOT_DIR = join(import.meta.dir, '../../artifacts/screenshots
 export const DESKTOP = { width: 1280, height: 800 } as const;
 export const PHONE = { width: 390, height: 844 } as const;
 
+const LAUNCH_OPTIONS = {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+};
+
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  return chromium.launch(LAUNCH_OPTIONS);
+}
+
+/**
+ * A browser of its own on a profile folder that a later launch on the same folder finds again, storage and IndexedDB
+ * included (a browser closed and started anew). Its page is the profile's first tab.
+ */
+export async function launchProfile(userDataDir: string, baseURL: string): Promise<Page> {
+  const context = watchContentSecurityPolicy(
+    await chromium.launchPersistentContext(userDataDir, { ...LAUNCH_OPTIONS, viewport: DESKTOP, baseURL, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' }),
+  );
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(20_000);
+  return page;
 }
 
 const CSP_VIOLATION = '[csp-violation]';
@@ -39,30 +54,6 @@ export function watchContentSecurityPolicy(context: BrowserContext): BrowserCont
   return context;
 }
 
-/** The WebSockets each page has opened, so that closing a page can wait for them to close first. */
-const pageSockets = new WeakMap<Page, WebSocket[]>();
-
-function watchSockets(page: Page): Page {
-  const sockets: WebSocket[] = [];
-  pageSockets.set(page, sockets);
-  page.on('websocket', (socket) => sockets.push(socket));
-  return page;
-}
-
-/**
- * Closes a page that may hold a live WebSocket (the map's). Closing it outright can let a frame of the socket reach
- * the test's Playwright connection after the socket's object is gone ("Cannot find object to frameReceived"), which
- * breaks the connection for the rest of the file. So the page first leaves for about:blank, which closes its sockets
- * while their objects still exist, and only once every socket has reported its close is the page itself closed.
- */
-export async function closePage(page: Page): Promise<void> {
-  if (page.isClosed()) return;
-  await page.goto('about:blank');
-  const open = (pageSockets.get(page) ?? []).filter((socket) => !socket.isClosed());
-  await Promise.all(open.map((socket) => socket.waitForEvent('close', { timeout: 10_000 }).catch(() => {})));
-  await page.close();
-}
-
 /**
  * One server and one browser per test file; each test opens its own context (fresh storage). The file's start-up and
  * shut-down times go to the log, so CI's output shows how much of a file's time is spent outside its tests.
@@ -82,7 +73,7 @@ export async function startSuite(options: { env?: Record<string, string> } = {})
         ctx = watchContentSecurityPolicy(await browser.newContext({ viewport, baseURL: server.url, locale: 'sv-SE', timezoneId: 'Europe/Stockholm' }));
         contexts.push(ctx);
       }
-      const page = watchSockets(await ctx.newPage());
+      const page = await ctx.newPage();
       // Generous: two lanes of tests share a small CI machine, and a step waits only as long as it must.
       page.setDefaultTimeout(20_000);
       return page;

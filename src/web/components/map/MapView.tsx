@@ -145,8 +145,9 @@ function haltRendering(map: MapLibre): void {
 function resumeRendering(map: MapLibre, container: HTMLElement): void {
   const internal = map as unknown as MapLibreInternals;
   // The halt's stand-ins are the instance's own properties: without them the prototype's methods answer again.
-  delete (map as unknown as Partial<Pick<MapLibre, 'triggerRepaint' | 'redraw'>>).triggerRepaint;
-  delete (map as unknown as Partial<Pick<MapLibre, 'triggerRepaint' | 'redraw'>>).redraw;
+  const standIns = map as unknown as Partial<Pick<MapLibre, 'triggerRepaint' | 'redraw'>>;
+  delete standIns.triggerRepaint;
+  delete standIns.redraw;
   internal._trackResize = true;
   internal._resizeObserver?.observe(container);
   map.resize();
