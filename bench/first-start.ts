@@ -58,8 +58,9 @@ try {
     { label: 'before (taken down at once)', query: '?teardown=sync' },
     { label: 'after (taken down when idle)', query: '' },
   ];
-  // To the trip log (which draws a small map of its own, so its own frames count too) and to the unit list (no map:
-  // what is left is the map's last frame, when one was under way at the click).
+  // To the trip log and to the unit list (what is left of the map there is its last frame, when one was under way at the
+  // click). Headless Chromium draws WebGL in software, where the trip log's small map opens when asked for: its first
+  // frames (70-150 ms each) are not part of leaving the map.
   const destinations = [
     { link: 'Körjournal', path: '**/user/create-triplog**' },
     { link: 'Enheter', path: '**/user/edit-terminal-list**' },

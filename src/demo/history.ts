@@ -61,7 +61,7 @@ function planDay(vehicle: number, day: string, random: () => number, spots: Spot
     }
     return trips;
   }
-  if (random() < 0.05) return trips; // a day off
+  if (!mergeDay && random() < 0.05) return trips; // a day off (not the day the merged pair is driven)
   trips.push({ from: home, to: office, notBefore: at(6.75 + random() * 1.25), kind: 'commute', purpose: null });
   let here = office;
   let clock = at(8.75 + random() * 0.75);
@@ -84,6 +84,16 @@ function planDay(vehicle: number, day: string, random: () => number, spots: Spot
   if (here !== office) trips.push({ from: here, to: office, notBefore: clock, kind: 'visit', purpose: 'Tillbaka till kontoret' });
   trips.push({ from: office, to: home, notBefore: Math.max(clock + 40 * MINUTE, at(16 + random() * 1.5)), kind: 'commute', purpose: null });
   return trips;
+}
+
+/**
+ * The working day on which the first car's driver stops for fuel on the way and merges the two trips: six days back,
+ * or the Friday before when that falls on a weekend (a weekend has no customer visits, so no pair to merge).
+ */
+export function mergeDayOf(today: string): string {
+  let day = addToDay(today, { days: -6 });
+  while ([0, 6].includes(new Date(`${day}T12:00:00Z`).getUTCDay())) day = addToDay(day, { days: -1 });
+  return day;
 }
 
 /** A demo administrator as the trip log's services expect the caller. */
@@ -157,7 +167,7 @@ export async function writeDemoPositions(
   const now = clock.now().getTime();
   const today = dayOf(new Date(now), TIME_ZONE);
   const firstDay = addToDay(today, { days: -(options.days ?? HISTORY_DAYS) });
-  const mergeDay = addToDay(today, { days: -6 });
+  const mergeDay = mergeDayOf(today);
 
   // Places first, so their rules categorize the trips as detection writes them: each city's office (business when
   // a trip starts there on a working day) and the first vehicles' homes (trips between home and office are commutes,

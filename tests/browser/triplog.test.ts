@@ -400,6 +400,10 @@ describe('trip log, the first minutes', () => {
     };
     await eventually(inWindow, true);
     expect(await page.getByText('Sida 2 av 2').count()).toBe(1);
+    // Without a GPU (as here) the trip's map opens when asked for (a reload below opens it by itself: the trip asked for
+    // on the map is in the address).
+    expect(await page.getByTestId('triplog-map-closed').textContent()).toContain('utan grafikkort');
+    await page.getByRole('button', { name: 'Visa på kartan' }).click();
     const tripMap = page.getByTestId('triplog-map');
     await eventually(() => tripMap.getAttribute('data-trip'), String(latest));
     await page.waitForFunction(() => document.querySelector('[data-testid="triplog-map"]')?.getAttribute('data-sources')?.includes('trip'));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
-import { seedDemoHistory } from '../../src/demo/history';
+import { mergeDayOf, seedDemoHistory } from '../../src/demo/history';
 import { demoFleetDevices } from '../../src/demo/live';
 import { demoImei, seedDemo } from '../../src/demo/seed';
 import { demoEnabled, loadConfig } from '../../src/lib/config';
@@ -100,6 +100,18 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
   expect(volvo.benefitValue).toBeGreaterThan(0);
   expect(benefit.body.data!.cars.find((car) => car.unitId === devices[2]!.unitId)?.carUsage).toBe('private');
 }, 60_000);
+
+test('the merged pair is driven on a working day six to eight days back, whatever day the demo starts on', () => {
+  // A weekend has no customer visits: a start on a Friday or Thursday put the pair on a weekend and the demo had none.
+  for (let date = 23; date <= 29; date++) {
+    const today = `2026-11-${date}`;
+    const day = mergeDayOf(today);
+    expect([1, 2, 3, 4, 5]).toContain(new Date(`${day}T12:00:00Z`).getUTCDay());
+    const back = (Date.parse(today) - Date.parse(day)) / 86_400_000;
+    expect(back).toBeGreaterThanOrEqual(6);
+    expect(back).toBeLessThanOrEqual(8);
+  }
+});
 
 test('demo data is on by default only with the embedded database, and DEMO switches it either way', () => {
   expect(demoEnabled(loadConfig({}))).toBe(true);

@@ -1,9 +1,10 @@
 import { Map as MapLibre, type MapMouseEvent, NavigationControl, ScaleControl } from 'maplibre-gl';
 import { createContext, type ReactNode, useContext, useLayoutEffect, useRef, useState } from 'react';
 import { useLocation } from 'react-router';
+import { whenIdle } from '../../lib/idle';
 import { onPathChange } from '../../lib/navigation-guard';
 import { applyBaseMap } from './basemap';
-import { prepareMapLibre, webglAvailable } from './maplibre-setup';
+import { prepareMapLibre, softwareWebgl, webglAvailable } from './maplibre-setup';
 
 /**
  * The app's map: MapLibre on the brand's base map (offline outlines at once, the online style once it could be
@@ -77,15 +78,6 @@ export function useMapScene(): MapScene {
 const MOVING_RESOLUTION = 0.5;
 /** The map counts as settled (and is drawn sharp again) this long after its last move. */
 const SETTLE_MS = 250;
-
-/** WebGL without a GPU (SwiftShader, llvmpipe): every pixel is computed by the CPU. */
-function softwareRenderer(map: MapLibre): boolean {
-  const gl = map.getCanvas().getContext('webgl2');
-  if (!gl) return false;
-  const info = gl.getExtension('WEBGL_debug_renderer_info');
-  const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
-  return /swiftshader|llvmpipe|softpipe|software/i.test(renderer);
-}
 
 /**
  * On a software renderer a frame's cost follows its pixel count, so while the map is dragged, zoomed or flown
@@ -165,12 +157,6 @@ interface MapLibreInternals {
  * leaves it, and free to draw the frames it has asked for until then.
  */
 const SYNC_TEARDOWN = new URLSearchParams(window.location.search).get('teardown') === 'sync';
-
-/** Runs `run` when the browser is idle (at the latest after a second), or soon where there is no idle callback. */
-function whenIdle(run: () => void): void {
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 1000 });
-  else setTimeout(run, 16);
-}
 
 /**
  * Takes a left map down without holding up the page: deck.gl's finalisation, MapLibre's controls and then the map
@@ -274,7 +260,7 @@ export function MapView(props: MapViewProps) {
 
     const resolutionListeners = new Set<() => void>();
     const stopAdapting =
-      start.reduceWhileMoving && softwareRenderer(map)
+      start.reduceWhileMoving && softwareWebgl()
         ? reduceResolutionWhileMoving(map, container, () => {
             for (const listener of resolutionListeners) listener();
           })

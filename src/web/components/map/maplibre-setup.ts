@@ -23,17 +23,32 @@ export function prepareMapLibre(): void {
   }
 }
 
-let webgl: boolean | null = null;
+let probed: { webgl: boolean; software: boolean } | null = null;
 
-/** Whether WebGL 2 can be had here: asked once, with a context given back at once (a browser keeps only a few). */
-export function webglAvailable(): boolean {
-  if (webgl !== null) return webgl;
+/** Asks once for a WebGL 2 context and its renderer, and gives the context back at once (a browser keeps only a few). */
+function probeWebgl(): { webgl: boolean; software: boolean } {
+  if (probed !== null) return probed;
   try {
     const gl = document.createElement('canvas').getContext('webgl2');
-    webgl = Boolean(gl);
+    const info = gl?.getExtension('WEBGL_debug_renderer_info');
+    const renderer = gl ? String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER)) : '';
+    probed = { webgl: Boolean(gl), software: /swiftshader|llvmpipe|softpipe|software/i.test(renderer) };
     gl?.getExtension('WEBGL_lose_context')?.loseContext();
   } catch {
-    webgl = false;
+    probed = { webgl: false, software: false };
   }
-  return webgl;
+  return probed;
+}
+
+/** Whether WebGL 2 can be had here. */
+export function webglAvailable(): boolean {
+  return probeWebgl().webgl;
+}
+
+/**
+ * WebGL without a GPU (SwiftShader, llvmpipe; remote desktops and virtual machines): every pixel, and every new map's
+ * shaders, are computed by the CPU.
+ */
+export function softwareWebgl(): boolean {
+  return probeWebgl().software;
 }

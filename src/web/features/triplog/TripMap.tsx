@@ -1,12 +1,14 @@
 import { LngLatBounds } from 'maplibre-gl';
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { TripLogEntry } from '../../../modules/trips/model';
 import { useBrand } from '../../brands/BrandProvider';
 import { DEFAULT_CENTER } from '../../components/map/basemap';
 import { GeoJsonLayer, type SourceLayer } from '../../components/map/GeoJsonLayer';
-import { webglAvailable } from '../../components/map/maplibre-setup';
+import { softwareWebgl, webglAvailable } from '../../components/map/maplibre-setup';
 import { MapView, useMapScene } from '../../components/map/MapView';
+import { useIdleStart } from '../../lib/idle';
 
 /**
  * The trip log's small map (loaded on demand, like the other maps): the selected trip's route from its positions,
@@ -18,6 +20,8 @@ export interface TripMapProps {
   /** The trip's fixes, [lon, lat], oldest first; null while they load. */
   path: Array<[number, number]> | null;
   label: string;
+  /** The user asked for this trip on the map (its row's map button): the map opens also where it waits to be asked. */
+  asked: boolean;
 }
 
 const ROUTE_LAYERS: SourceLayer[] = [
@@ -92,10 +96,31 @@ function TripRoute({ trip, path }: { trip: TripLogEntry; path: Array<[number, nu
   return <GeoJsonLayer id="trip" data={data} layers={ROUTE_LAYERS} />;
 }
 
-export default function TripMap({ trip, path, label }: TripMapProps) {
-  const { i18n } = useTranslation();
+export default function TripMap({ trip, path, label, asked }: TripMapProps) {
+  const { t, i18n } = useTranslation();
   const brand = useBrand();
+  // Without a GPU a new map's first frames cost the CPU 70-150 ms each (its shaders are compiled and every pixel is
+  // drawn in software), and the page waits for each: opened together with the trip log they blocked input right after
+  // the click that opened it. There the map opens when asked for, and stays open while the trip log is shown.
+  const [opened, setOpened] = useState(() => typeof document === 'undefined' || !softwareWebgl());
+  // With a GPU it starts after the trip log around it is drawn, in a task of its own, not in the trip log's commit.
+  const started = useIdleStart();
+  // A trip asked for on the map opens it, and it stays open for the trips after.
+  useEffect(() => {
+    if (asked) setOpened(true);
+  }, [asked]);
   if (typeof document !== 'undefined' && !webglAvailable()) return null;
+  if (!opened && !asked) {
+    return (
+      <div className="triplog-map triplog-map--closed" data-testid="triplog-map-closed">
+        <p className="triplog-map-note">{t('triplog.mapSoftware')}</p>
+        <Button className="btn btn-secondary" onPress={() => setOpened(true)} data-testid="triplog-map-open">
+          {t('triplog.mapOpen')}
+        </Button>
+      </div>
+    );
+  }
+  if (!started) return <div className="triplog-map triplog-map--loading">{t('common.loading')}</div>;
   return (
     // A new brand or language builds the map anew (its base map follows both).
     <MapView

@@ -566,7 +566,7 @@ export function TriplogPage() {
               </h2>
               {mapTrip ? (
                 <Suspense fallback={<div className="triplog-map triplog-map--loading">{t('common.loading')}</div>}>
-                  <TripMap trip={mapTrip} path={path} label={t('triplog.mapOf', { time: time(mapTrip.startTime) })} />
+                  <TripMap trip={mapTrip} path={path} label={t('triplog.mapOf', { time: time(mapTrip.startTime) })} asked={mapTrip.id === askedTrip} />
                 </Suspense>
               ) : (
                 <p className="triplog-muted">{t('triplog.mapEmpty')}</p>
