@@ -40,7 +40,7 @@ export async function registerSimulatedUnits(
       const rows = await query(
         // An IMEI is unique across accounts, which the key (imei, account_id) alone does not say: look in every account.
         `INSERT INTO units (account_id, imei, name, model, protocol, vehicle_type)
-         SELECT $1, $2, $3, 'FMB920', $4, 'passenger_car' WHERE NOT EXISTS (SELECT 1 FROM units WHERE imei = $2)
+         SELECT $1, $2::text, $3, 'FMB920', $4, 'passenger_car' WHERE NOT EXISTS (SELECT 1 FROM units WHERE imei = $2::text)
          ON CONFLICT (imei, account_id) DO NOTHING RETURNING id`,
         [owner.account_id, imei, `Simulated ${index + 1}`, protocol],
       );

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import { mergeDayOf, seedDemoHistory } from '../../src/demo/history';
 import { demoFleetDevices } from '../../src/demo/live';
+import { registerSimulatedUnits, simulatorImeis } from '../../src/demo/simulated';
 import { demoImei, seedDemo } from '../../src/demo/seed';
 import { demoEnabled, loadConfig } from '../../src/lib/config';
 import type { ScheduleAnswer } from '../../src/modules/bookings/model';
@@ -169,3 +170,22 @@ test('the demo has 90 days of past driving: trips detected from its positions, w
   expect(first.latitude).toBeCloseTo(Number(last!.lat), 5);
   expect(first.longitude).toBeCloseTo(Number(last!.lon), 5);
 }, 300_000);
+
+test('bun run simulate drives a range of IMEIs of its own, apart from the demo fleet, and registers them as units once', async () => {
+  const devices = await seedDemo(app.platform);
+  const imeis = simulatorImeis(3);
+  expect(imeis).toEqual(['359990000000001', '359990000000002', '359990000000003']);
+  for (const device of devices) expect(imeis).not.toContain(device.imei);
+  expect(simulatorImeis(2, '359990000000099')).toEqual(['359990000000099', '359990000000100']);
+  expect(() => simulatorImeis(1, '12345')).toThrow('15 digits');
+  // Added to the demo account as "Simulated N"; a second run adds nothing, and an unknown user is named.
+  expect(await registerSimulatedUnits(app.platform, imeis, app.platform.config.DEMO_EMAIL, 'teltonika')).toBe(3);
+  expect(await registerSimulatedUnits(app.platform, imeis, app.platform.config.DEMO_EMAIL, 'teltonika')).toBe(0);
+  const [demo] = await app.database.query<{ account_id: number }>('SELECT account_id FROM users WHERE email = lower($1)', [app.platform.config.DEMO_EMAIL]);
+  const units = await app.database.query<{ name: string }>(
+    'SELECT name FROM units WHERE account_id = $1 AND imei = ANY($2::text[]) ORDER BY name',
+    [demo!.account_id, imeis],
+  );
+  expect(units.map((unit) => unit.name)).toEqual(['Simulated 1', 'Simulated 2', 'Simulated 3']);
+  await expect(registerSimulatedUnits(app.platform, imeis, 'nobody@example.com', 'teltonika')).rejects.toThrow('no user nobody@example.com');
+});
