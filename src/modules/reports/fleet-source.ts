@@ -76,7 +76,7 @@ export interface TripAggregate {
   lastStop: number;
 }
 
-/** Trips of one unit and driver starting in one calendar month (UTC, `YYYY-MM`), counted and their distance summed. */
+/** Trips of one unit and driver starting in one calendar month (the report's time zone, `YYYY-MM`), counted and their distance summed. */
 export interface DistanceSum {
   unitId: number;
   driverUserId: number | null;
@@ -389,26 +389,27 @@ export function createFleetSource(database: DatabaseHandle, units: Pick<UnitServ
     },
 
     /**
-     * The trips' distances summed in the database per unit, driver and calendar month (UTC, as the CO2 factor's year
-     * and the fuel and CO2 reports' months are counted): what fuel, CO2 and the environmental report need, since each
-     * trip's fuel and CO2 are its distance times a figure of its unit and year.
+     * The trips' distances summed in the database per unit, driver and calendar month of the report's time zone (as
+     * its period is: a trip starting just after midnight on the 1st belongs to that month, and its year chooses the CO2
+     * factor): what fuel, CO2 and the environmental report need, since each trip's fuel and CO2 are its distance times
+     * a figure of its unit and year.
      */
     async distanceSums(
       accountId: number,
       unitList: ReportUnit[],
-      period: Pick<ReportPeriod, 'start' | 'end'>,
+      period: Pick<ReportPeriod, 'start' | 'end' | 'timeZone'>,
       options: { driverId?: number | null } = {},
     ): Promise<DistanceSum[]> {
       if (unitList.length === 0) return [];
       const rows = await database.query<{ unit_id: number; driver_user_id: number | null; month: string; trips: number; distance_m: number }>(
-        `SELECT unit_id, driver_user_id, to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM') AS month,
+        `SELECT unit_id, driver_user_id, to_char(start_time AT TIME ZONE $6::text, 'YYYY-MM') AS month,
                 count(*)::float8 AS trips, sum(distance_m)::float8 AS distance_m
          FROM trip_report_rows
          WHERE account_id = $1 AND unit_id = ANY($2::int[]) AND start_time >= $3::timestamptz AND start_time < $4::timestamptz
            AND ($5::int IS NULL OR driver_user_id = $5::int)
          GROUP BY 1, 2, 3
          ORDER BY 3, 1, 2`,
-        [accountId, unitList.map((unit) => unit.id), period.start.toISOString(), period.end.toISOString(), options.driverId ?? null],
+        [accountId, unitList.map((unit) => unit.id), period.start.toISOString(), period.end.toISOString(), options.driverId ?? null, period.timeZone],
       );
       return rows.map((row) => ({
         unitId: Number(row.unit_id),

@@ -262,6 +262,22 @@ describe('GET /api/reports/fuel and co2', () => {
   });
 });
 
+describe("months of the account's time zone", () => {
+  test('a trip starting just after midnight on the 1st, Stockholm time, counts in that month', async () => {
+    // 00:30 on 1 February in Stockholm is 23:30 on 31 January in UTC: it is February's trip (the period says so too).
+    const night = await app.createAccount();
+    const nightToken = await app.login(night);
+    const van = await addUnit(app, night.accountId, '356307042491010', 'Night van');
+    await app.database.query('UPDATE units SET fuel_type = $2, co2_g_per_km = 100 WHERE id = $1', [van, 'diesel']);
+    await insertFleetTrip(app.database.query, { unitId: van, accountId: night.accountId, start: '2026-01-31T23:30:00Z', minutes: 20, km: 10 });
+    await insertFleetTrip(app.database.query, { unitId: van, accountId: night.accountId, start: '2026-02-28T23:30:00Z', minutes: 20, km: 5 });
+    const february = (await app.call<Co2Report>('GET', `/api/reports/co2?${FEB}`, { token: nightToken })).body.data!;
+    expect(february.months).toEqual([{ month: '2026-02', distanceKm: 10, co2Kg: 1 }]);
+    const march = (await app.call<Co2Report>('GET', '/api/reports/co2?from=2026-03-01&to=2026-03-01', { token: nightToken })).body.data!;
+    expect(march.months).toEqual([{ month: '2026-03', distanceKm: 5, co2Kg: 0.5 }]);
+  });
+});
+
 describe('GET /api/reports/environment', () => {
   test('the year per fuel type and vehicle class, electric share, against the year before', async () => {
     const report = (await app.call<EnvironmentReport>('GET', '/api/reports/environment', { token })).body.data!;
