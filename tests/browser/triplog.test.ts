@@ -403,6 +403,8 @@ describe('trip log, the first minutes', () => {
     // Without a GPU (as here) the trip's map opens when asked for (a reload below opens it by itself: the trip asked for
     // on the map is in the address).
     expect(await page.getByTestId('triplog-map-closed').textContent()).toContain('utan grafikkort');
+    await page.getByTestId('triplog-map-closed').evaluate((box) => box.scrollIntoView({ block: 'center' }));
+    await screenshot(page, 'triplog-map-closed');
     await page.getByRole('button', { name: 'Visa på kartan' }).click();
     const tripMap = page.getByTestId('triplog-map');
     await eventually(() => tripMap.getAttribute('data-trip'), String(latest));

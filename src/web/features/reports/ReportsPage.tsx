@@ -1,7 +1,7 @@
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
-import { Link, Navigate, NavLink, useLocation, useParams, useSearchParams } from 'react-router';
+import { Link, Navigate, NavLink, useParams } from 'react-router';
 import { useDialogs } from '../../components/Dialogs';
 import { DownloadProgress, useDownload } from '../../components/DownloadProgress';
 import { SelectField } from '../../components/Form';
@@ -10,6 +10,7 @@ import { TriplogTabs } from '../../components/TriplogTabs';
 import { UnitPicker } from '../../components/UnitPicker';
 import { NotFoundPage } from '../../components/NotFoundPage';
 import { errorText, isApiError } from '../../lib/api';
+import { useAddressState } from '../../lib/address-state';
 import { PATHS, reportsPath } from '../../lib/paths';
 import { landingPath, useSession } from '../../lib/session';
 import { useReport, useReportDrivers, useReportUnits } from './api';
@@ -58,18 +59,9 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   const download = useDownload();
   const units = useReportUnits();
   const drivers = useReportDrivers();
-  // The filters live in the address too, so a reload or a shared link shows the same report. The screen keeps them in
-  // its own state (read from the address once) and writes each change to the address: a change is seen at once, and
-  // two changes in one event (a period's start and end) build on each other.
-  const [params, setParams] = useSearchParams();
-  const [filters, setFilters] = useState<ReportFilters>(() => filtersFromSearch(params));
-  const { pathname } = useLocation();
+  // The filters live in the address too, so a reload or a shared link shows the same report.
+  const [filters, setFilters] = useAddressState<ReportFilters>(filtersFromSearch, (state) => filtersToSearch(state));
   const search = filtersToSearch(filters).toString();
-  useEffect(() => {
-    // Once the user has left for another screen (still loading, this one still shown), a write here would take them back.
-    if (window.location.pathname !== pathname) return;
-    if (search !== new URLSearchParams(window.location.search).toString()) setParams(new URLSearchParams(search), { replace: true });
-  }, [search, setParams, pathname]);
   const [scheduling, setScheduling] = useState(false);
   const formats = useMemo(() => reportFormats(i18n.language), [i18n.language]);
 
@@ -92,7 +84,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   useEffect(() => {
     if (!data?.from || !data.to || filters.from !== undefined) return;
     setFilters((current) => ({ ...current, from: data.from, to: data.to }));
-  }, [data, filters.from]);
+  }, [data, filters.from, setFilters]);
 
   const set = (patch: Partial<ReportFilters>) => setFilters((current) => ({ ...current, ...patch }));
   const scope =

@@ -2,7 +2,6 @@ import { lazy, Suspense, startTransition, useCallback, useDeferredValue, useEffe
 import { Button } from 'react-aria-components';
 import { useTranslation } from 'react-i18next';
 import type { UnitView } from '../../../modules/units/model';
-import { useLocation, useSearchParams } from 'react-router';
 import { PURPOSE_MAX, NOTE_MAX, TRIP_TYPES, type TripLogEntry, type TripType } from '../../../modules/trips/model';
 import { ColumnChooser, type DataColumn, DataTable } from '../../components/DataTable';
 import { AppDialog, useDialogs } from '../../components/Dialogs';
@@ -10,6 +9,7 @@ import { SelectField } from '../../components/Form';
 import { PeriodPicker } from '../../components/PeriodPicker';
 import { UnitPicker } from '../../components/UnitPicker';
 import { errorText } from '../../lib/api';
+import { useAddressState } from '../../lib/address-state';
 import { localeTag } from '../../lib/i18n';
 import { type TableView, useTableView } from '../../lib/table-view';
 import {
@@ -55,6 +55,19 @@ function withChanges(current: TriplogQuery, changes: Partial<Record<QueryKey, st
     else next[key] = value;
   }
   return next;
+}
+
+const readQuery = (params: URLSearchParams): TriplogQuery =>
+  Object.fromEntries(QUERY_KEYS.flatMap((key) => (params.has(key) ? [[key, params.get(key)!]] : [])));
+
+/** The trip log's keys set or removed; any other parameter of the address stays. */
+function writeQuery(query: TriplogQuery, current: URLSearchParams): URLSearchParams {
+  for (const key of QUERY_KEYS) {
+    const value = query[key];
+    if (value === undefined) current.delete(key);
+    else current.set(key, value);
+  }
+  return current;
 }
 
 /** A trip's row at 1280 px (two lines of start and stop, or a field, and the cell's padding), so few rows are drawn twice. */
@@ -169,23 +182,11 @@ export function TriplogPage() {
   // The unit, the period and the trip on the map live in the address: a reload or a shared link shows the same.
   // The screen keeps them in its own state (read from the address once) and writes each change to the address, so
   // a change is seen at once, also while the router's navigation is still under way.
-  const [params, setParams] = useSearchParams();
-  const [query, setQueryState] = useState<TriplogQuery>(() =>
-    Object.fromEntries(QUERY_KEYS.flatMap((key) => (params.has(key) ? [[key, params.get(key)!]] : []))),
+  const [query, setQueryState] = useAddressState<TriplogQuery>(readQuery, writeQuery);
+  const setQuery = useCallback(
+    (changes: Partial<Record<QueryKey, string | undefined>>) => setQueryState((current) => withChanges(current, changes)),
+    [setQueryState],
   );
-  const setQuery = useCallback((changes: Partial<Record<QueryKey, string | undefined>>) => setQueryState((current) => withChanges(current, changes)), []);
-  const { pathname } = useLocation();
-  useEffect(() => {
-    // Once the user has left for another screen (still loading, this one still shown), a write here would take them back.
-    if (window.location.pathname !== pathname) return;
-    const next = new URLSearchParams(window.location.search);
-    for (const key of QUERY_KEYS) {
-      const value = query[key];
-      if (value === undefined) next.delete(key);
-      else next.set(key, value);
-    }
-    if (next.toString() !== new URLSearchParams(window.location.search).toString()) setParams(next, { replace: true });
-  }, [query, setParams, pathname]);
   const askedUnit = Number(query.unit);
   const unitId = units.data?.some((unit) => unit.ID === askedUnit) ? askedUnit : (latestDriven(units.data ?? [])?.ID ?? null);
   const from = query.from;
