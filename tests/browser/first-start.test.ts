@@ -76,7 +76,16 @@ test('a fresh start shows trips in the trip log and a history on the map within 
   await page.getByTestId('triplog-unit-open').click();
   await page.getByRole('radio', { name: 'Volvo V60 1' }).click();
   await page.locator('[data-testid^="trip-row-"]').first().waitFor({ timeout: 60_000 });
-  expect(await page.locator('[data-testid^="trip-row-"]').count()).toBeGreaterThan(3);
+  // The last four weeks hold many trips (this month alone may hold few: the trip log opens on its last page of 50, and
+  // on the 1st there may be none yet). Counted from the period's totals, not from the rows drawn on the last page.
+  const from = new Date(Date.now() - 27 * 86_400_000).toLocaleDateString('sv-SE', { timeZone: 'Europe/Stockholm' });
+  await page.getByLabel('Från').fill(from);
+  await page.waitForURL((url) => url.searchParams.get('from') === from);
+  await page.waitForFunction(
+    () => Number(document.querySelector('[data-testid="triplog-total-all"] .triplog-total-count')?.textContent?.match(/\d+/)?.[0] ?? 0) > 20,
+    null,
+    { timeout: 60_000 },
+  );
   const seconds = (Date.now() - startedAt) / 1000;
   // The time is a figure for the benchmark (bench/first-start.ts), not a test's pass mark.
   console.log(`first start to trips in the trip log: ${seconds.toFixed(1)} s`);
