@@ -103,7 +103,7 @@ test('the demo administrator can log in at once, and a restart adds nothing twic
 }, 60_000);
 
 test('the merged pair is driven on a working day six to eight days back, whatever day the demo starts on', () => {
-  // A weekend has no customer visits: a start on a Friday or Thursday put the pair on a weekend and the demo had none.
+  // A weekend has no customer visits: a start on a Friday or a Saturday put the pair on a weekend and the demo had none.
   for (let date = 23; date <= 29; date++) {
     const today = `2026-11-${date}`;
     const day = mergeDayOf(today);
