@@ -8,7 +8,7 @@
 import type { Actor } from '../modules/auth/model';
 import type { PlaceService } from '../modules/places/service';
 import type { TripService } from '../modules/trips/service';
-import { addToDay, dayOf, startOfDay } from '../lib/time';
+import { addToDay, dayOf, startOfDay, weekday as weekdayOf } from '../lib/time';
 import type { Platform } from '../lib/platform';
 import { CITIES, seededRandom } from '../gateway/simulator/vehicle';
 import { DEMO_BOAT_IMEI, type DemoDevice } from './seed';
@@ -45,7 +45,7 @@ export interface DemoHistory {
 /** The day's trips of one vehicle (weekdays: commute and visits; weekends: sometimes a private outing). */
 function planDay(vehicle: number, day: string, random: () => number, spots: Spot[], home: Spot, mergeDay: boolean): PlannedTrip[] {
   const dayStart = startOfDay(day, TIME_ZONE).getTime();
-  const weekday = new Date(`${day}T12:00:00Z`).getUTCDay();
+  const weekday = weekdayOf(day);
   const at = (hours: number) => dayStart + hours * 3_600_000;
   const office = spots.find((spot) => spot.kind === 'office')!;
   const customers = spots.filter((spot) => spot.kind === 'customer');
@@ -92,7 +92,7 @@ function planDay(vehicle: number, day: string, random: () => number, spots: Spot
  */
 export function mergeDayOf(today: string): string {
   let day = addToDay(today, { days: -6 });
-  while ([0, 6].includes(new Date(`${day}T12:00:00Z`).getUTCDay())) day = addToDay(day, { days: -1 });
+  while ([0, 6].includes(weekdayOf(day))) day = addToDay(day, { days: -1 });
   return day;
 }
 

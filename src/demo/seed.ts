@@ -3,7 +3,7 @@ import type { Platform } from '../lib/platform';
 import { hashPassword } from '../lib/password';
 import { CITIES, SimulatedVehicle } from '../gateway/simulator/vehicle';
 import { nearestLocality } from '../lib/geocoding';
-import { addToDay, dayOf } from '../lib/time';
+import { addToDay, dayOf, weekday } from '../lib/time';
 import { enqueueCheck, nextDue } from '../modules/safe-home/service';
 import { homeOf } from './routes';
 
@@ -445,7 +445,7 @@ export async function seedDemo(platform: Platform): Promise<DemoDevice[]> {
     if (!homed && devices.length >= 2) {
       const zone = 'Europe/Stockholm';
       const today = dayOf(platform.clock.now(), zone);
-      const monday = addToDay(today, { days: -((new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7) });
+      const monday = addToDay(today, { days: -((weekday(today) + 6) % 7) });
       const homes = [
         { device: devices[0]!, city: 0, radius: 400, frequency: 1, schedule: [{ week: 1, days: [1, 2, 3, 4, 5].map((day) => ({ day, time: '18:00' })) }] },
         {

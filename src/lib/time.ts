@@ -58,6 +58,11 @@ export function dayOf(instant: Date, timeZone: string): string {
   return new Date(wallClock(instant.getTime(), timeZone)).toISOString().slice(0, 10);
 }
 
+/** Day of the week of a calendar day (`YYYY-MM-DD`): 0 Sunday … 6 Saturday. */
+export function weekday(date: string): number {
+  return new Date(`${date}T00:00:00Z`).getUTCDay();
+}
+
 /** Adds months, then days, to a calendar day; a day past the month's end rolls over (29 Feb 2024 + 12 months = 1 Mar 2025). */
 export function addToDay(date: string, amount: { days?: number; months?: number }): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];

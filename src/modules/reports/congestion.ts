@@ -20,7 +20,7 @@
  *    amount among them.
  * 6. Daily maximum per vehicle and city: Stockholm 135 kr in high season and 105 kr in low season, Göteborg 60 kr.
  */
-import { addToDay, dayOf, zoneOffsetMs } from '../../lib/time';
+import { addToDay, dayOf, weekday, zoneOffsetMs } from '../../lib/time';
 
 export const TAX_TIME_ZONE = 'Europe/Stockholm';
 
@@ -124,11 +124,6 @@ export function easterSunday(year: number): string {
 
 const ymd = (year: number, month: number, day: number) =>
   `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
-
-/** Day of the week of a calendar day: 0 Sunday … 6 Saturday. */
-export function weekday(date: string): number {
-  return new Date(`${date}T00:00:00Z`).getUTCDay();
-}
 
 /** The Saturday in [first, first + 6] of a month (midsommardagen, alla helgons dag). */
 function saturdayFrom(year: number, month: number, firstDay: number): string {

@@ -60,7 +60,7 @@ function ReportsScreen({ kind }: { kind: ReportKind }) {
   const units = useReportUnits();
   const drivers = useReportDrivers();
   // The filters live in the address too, so a reload or a shared link shows the same report.
-  const [filters, setFilters] = useAddressState<ReportFilters>(filtersFromSearch, (state) => filtersToSearch(state));
+  const [filters, setFilters] = useAddressState<ReportFilters>(filtersFromSearch, filtersToSearch);
   const search = filtersToSearch(filters).toString();
   const [scheduling, setScheduling] = useState(false);
   const formats = useMemo(() => reportFormats(i18n.language), [i18n.language]);

@@ -180,8 +180,6 @@ export function TriplogPage() {
   const units = useTriplogUnits();
   const purposes = usePurposes();
   // The unit, the period and the trip on the map live in the address: a reload or a shared link shows the same.
-  // The screen keeps them in its own state (read from the address once) and writes each change to the address, so
-  // a change is seen at once, also while the router's navigation is still under way.
   const [query, setQueryState] = useAddressState<TriplogQuery>(readQuery, writeQuery);
   const setQuery = useCallback(
     (changes: Partial<Record<QueryKey, string | undefined>>) => setQueryState((current) => withChanges(current, changes)),
